@@ -1,0 +1,37 @@
+//! Buffers that live where a tier computes.
+
+use crate::tier::Tier;
+use crate::types::Element;
+
+/// Where a buffer's bytes are. GPU tiers add device variants; callers only see
+/// [`Buffer`] and move data with [`crate::Context::upload`] / [`crate::Context::download`].
+pub(crate) enum Storage<T> {
+    Host(Vec<T>),
+}
+
+/// An array resident on a tier, made by [`crate::Context::upload`].
+pub struct Buffer<T: Element> {
+    tier: Tier,
+    pub(crate) storage: Storage<T>,
+}
+
+impl<T: Element> Buffer<T> {
+    pub(crate) fn from_storage(tier: Tier, storage: Storage<T>) -> Self {
+        Buffer { tier, storage }
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.storage {
+            Storage::Host(data) => data.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The tier whose memory holds the buffer.
+    pub fn tier(&self) -> Tier {
+        self.tier
+    }
+}

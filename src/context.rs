@@ -1,0 +1,354 @@
+//! The context: chosen tiers, and the one place where operations are validated and
+//! dispatched to a tier.
+
+use crate::buffer::{Buffer, Storage};
+use crate::tier::{self, probe, Backend, OpenSettings, Operation, Tier};
+use crate::types::{validate_offsets, Element, Extreme, ScanKind, ScanOp};
+use crate::{Error, Result};
+
+/// How to open a context.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// `Auto` honours `GPUMST_BACKEND`; any other value is used as given.
+    pub tier: Tier,
+    /// Which device of the chosen GPU tier (ignored by the CPU tier).
+    pub device_index: u32,
+    /// CPU worker threads; 0 means all cores (or `RAYON_NUM_THREADS`).
+    pub cpu_threads: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            tier: Tier::Auto,
+            device_index: 0,
+            cpu_threads: 0,
+        }
+    }
+}
+
+/// The environment variable that forces a tier when the options say `Auto`.
+pub const BACKEND_ENV: &str = "GPUMST_BACKEND";
+
+/// How a segmented scan is cut.
+#[derive(Clone, Copy)]
+enum Segments<'a> {
+    None,
+    Flags(&'a [u8]),
+    Offsets(&'a [u64]),
+}
+
+/// An opened library context. Every method may be called from many threads at once.
+pub struct Context {
+    backends: Vec<Backend>,
+    skipped: Vec<(Tier, String)>,
+    forced: bool,
+}
+
+impl Context {
+    /// Opens a context. A forced tier (in `options` or through `GPUMST_BACKEND`) that
+    /// cannot be used is an error saying why; it never falls back silently.
+    pub fn new(options: &Options) -> Result<Context> {
+        let settings = OpenSettings {
+            device_index: options.device_index,
+            cpu_threads: options.cpu_threads,
+        };
+        let requested = match options.tier {
+            Tier::Auto => match std::env::var(BACKEND_ENV) {
+                Ok(value) if !value.trim().is_empty() => value.parse::<Tier>().map_err(|_| {
+                    Error::invalid_argument(format!(
+                        "{BACKEND_ENV}='{value}' is not one of auto, cpu, opencl, cuda"
+                    ))
+                })?,
+                _ => Tier::Auto,
+            },
+            tier => tier,
+        };
+        if requested == Tier::Auto {
+            let (backends, skipped) = tier::open_auto(&settings)?;
+            return Ok(Context {
+                backends,
+                skipped,
+                forced: false,
+            });
+        }
+        Ok(Context {
+            backends: vec![tier::open(requested, &settings)?],
+            skipped: Vec::new(),
+            forced: true,
+        })
+    }
+
+    /// The preferred tier of this context (the one most operations run on).
+    pub fn tier(&self) -> Tier {
+        self.backends[0].tier()
+    }
+
+    /// The tier that would run `op`, or why none can.
+    pub fn tier_for(&self, op: Operation) -> Result<Tier> {
+        self.backend_for(op).map(Backend::tier)
+    }
+
+    /// A human-readable name of the preferred tier's device.
+    pub fn device_name(&self) -> String {
+        self.backends[0].device_name()
+    }
+
+    /// Memory of the preferred tier's device in bytes (system memory for the CPU).
+    pub fn device_memory(&self) -> u64 {
+        self.backends[0].memory_bytes()
+    }
+
+    /// Tiers `Auto` passed over, with the reason for each.
+    pub fn skipped_tiers(&self) -> &[(Tier, String)] {
+        &self.skipped
+    }
+
+    /// What the run-time probe of GPU drivers found.
+    pub fn probe_report(&self) -> &'static probe::ProbeReport {
+        probe::report()
+    }
+
+    fn backend_for(&self, op: Operation) -> Result<&Backend> {
+        self.backends
+            .iter()
+            .find(|b| b.supports(op))
+            .ok_or_else(|| {
+                let tier = self.backends[0].tier();
+                let how = if self.forced { "forced" } else { "chosen" };
+                Error::backend_unavailable(format!(
+                    "the {how} {tier} tier does not implement {op:?}"
+                ))
+            })
+    }
+
+    // ---- scans -------------------------------------------------------------------
+
+    /// `output[i]` = `op` over `input[..=i]` (inclusive) or `input[..i]` (exclusive).
+    pub fn scan<T: Element>(
+        &self,
+        input: &[T],
+        output: &mut [T],
+        op: ScanOp,
+        kind: ScanKind,
+    ) -> Result<()> {
+        self.run_scan(Some(input), output, Segments::None, op, kind)
+    }
+
+    /// [`Context::scan`] overwriting its input.
+    pub fn scan_in_place<T: Element>(
+        &self,
+        data: &mut [T],
+        op: ScanOp,
+        kind: ScanKind,
+    ) -> Result<()> {
+        self.run_scan(None, data, Segments::None, op, kind)
+    }
+
+    /// Scan restarting wherever `flags[i] != 0` (index 0 always starts a segment).
+    pub fn segmented_scan_flags<T: Element>(
+        &self,
+        input: &[T],
+        output: &mut [T],
+        flags: &[u8],
+        op: ScanOp,
+        kind: ScanKind,
+    ) -> Result<()> {
+        self.run_scan(Some(input), output, Segments::Flags(flags), op, kind)
+    }
+
+    /// [`Context::segmented_scan_flags`] overwriting its input.
+    pub fn segmented_scan_flags_in_place<T: Element>(
+        &self,
+        data: &mut [T],
+        flags: &[u8],
+        op: ScanOp,
+        kind: ScanKind,
+    ) -> Result<()> {
+        self.run_scan(None, data, Segments::Flags(flags), op, kind)
+    }
+
+    /// Scan of each segment `offsets[s]..offsets[s + 1]` (CSR offsets: `offsets[0] == 0`,
+    /// non-decreasing, last == `input.len()`; empty segments allowed).
+    pub fn segmented_scan_offsets<T: Element>(
+        &self,
+        input: &[T],
+        output: &mut [T],
+        offsets: &[u64],
+        op: ScanOp,
+        kind: ScanKind,
+    ) -> Result<()> {
+        self.run_scan(Some(input), output, Segments::Offsets(offsets), op, kind)
+    }
+
+    /// [`Context::segmented_scan_offsets`] overwriting its input.
+    pub fn segmented_scan_offsets_in_place<T: Element>(
+        &self,
+        data: &mut [T],
+        offsets: &[u64],
+        op: ScanOp,
+        kind: ScanKind,
+    ) -> Result<()> {
+        self.run_scan(None, data, Segments::Offsets(offsets), op, kind)
+    }
+
+    fn run_scan<T: Element>(
+        &self,
+        src: Option<&[T]>,
+        dst: &mut [T],
+        segments: Segments<'_>,
+        op: ScanOp,
+        kind: ScanKind,
+    ) -> Result<()> {
+        let n = dst.len();
+        if let Some(src) = src {
+            if src.len() != n {
+                return Err(Error::invalid_argument(format!(
+                    "output has {n} elements but input has {}",
+                    src.len()
+                )));
+            }
+        }
+        let operation = match segments {
+            Segments::None => Operation::Scan,
+            Segments::Flags(flags) => {
+                if flags.len() != n {
+                    return Err(Error::invalid_argument(format!(
+                        "flags has {} entries but the data has {n} elements",
+                        flags.len()
+                    )));
+                }
+                Operation::SegmentedScan
+            }
+            Segments::Offsets(offsets) => {
+                validate_offsets(offsets, n)?;
+                Operation::SegmentedScan
+            }
+        };
+        match self.backend_for(operation)? {
+            Backend::Cpu(cpu) => match segments {
+                Segments::None => cpu.scan(src, dst, op, kind),
+                Segments::Flags(flags) => cpu.segmented_scan_flags(src, dst, flags, op, kind),
+                Segments::Offsets(offsets) => {
+                    cpu.segmented_scan_offsets(src, dst, offsets, op, kind)
+                }
+            },
+        }
+        Ok(())
+    }
+
+    // ---- arg-reductions ----------------------------------------------------------
+
+    /// The minimum and the first index holding it; `None` for empty input.
+    pub fn argmin<T: Element>(&self, data: &[T]) -> Result<Option<(T, usize)>> {
+        self.run_arg_extreme(data, Extreme::Min)
+    }
+
+    /// The maximum and the first index holding it; `None` for empty input.
+    pub fn argmax<T: Element>(&self, data: &[T]) -> Result<Option<(T, usize)>> {
+        self.run_arg_extreme(data, Extreme::Max)
+    }
+
+    fn run_arg_extreme<T: Element>(
+        &self,
+        data: &[T],
+        extreme: Extreme,
+    ) -> Result<Option<(T, usize)>> {
+        match self.backend_for(Operation::ArgReduce)? {
+            Backend::Cpu(cpu) => Ok(cpu.arg_extreme(data, extreme)),
+        }
+    }
+
+    /// Per segment of CSR `offsets`, the minimum and its first index into `data`.
+    /// Empty segments get value `T::HIGHEST` and index [`crate::EMPTY_SEGMENT`].
+    pub fn segmented_argmin<T: Element>(
+        &self,
+        data: &[T],
+        offsets: &[u64],
+        values: &mut [T],
+        indices: &mut [u64],
+    ) -> Result<()> {
+        self.run_segmented_arg_extreme(data, offsets, Extreme::Min, values, indices)
+    }
+
+    /// Per segment of CSR `offsets`, the maximum and its first index into `data`.
+    /// Empty segments get value `T::LOWEST` and index [`crate::EMPTY_SEGMENT`].
+    pub fn segmented_argmax<T: Element>(
+        &self,
+        data: &[T],
+        offsets: &[u64],
+        values: &mut [T],
+        indices: &mut [u64],
+    ) -> Result<()> {
+        self.run_segmented_arg_extreme(data, offsets, Extreme::Max, values, indices)
+    }
+
+    fn run_segmented_arg_extreme<T: Element>(
+        &self,
+        data: &[T],
+        offsets: &[u64],
+        extreme: Extreme,
+        values: &mut [T],
+        indices: &mut [u64],
+    ) -> Result<()> {
+        validate_offsets(offsets, data.len())?;
+        let segments = offsets.len() - 1;
+        if values.len() != segments || indices.len() != segments {
+            return Err(Error::invalid_argument(format!(
+                "{segments} segments need {segments} values and indices, got {} and {}",
+                values.len(),
+                indices.len()
+            )));
+        }
+        match self.backend_for(Operation::SegmentedArgReduce)? {
+            Backend::Cpu(cpu) => cpu.segmented_arg_extreme(data, offsets, extreme, values, indices),
+        }
+        Ok(())
+    }
+
+    // ---- buffers -----------------------------------------------------------------
+
+    /// Copies `data` into a buffer resident on the preferred tier.
+    pub fn upload<T: Element>(&self, data: &[T]) -> Result<Buffer<T>> {
+        match &self.backends[0] {
+            Backend::Cpu(_) => Ok(Buffer::from_storage(
+                Tier::Cpu,
+                Storage::Host(data.to_vec()),
+            )),
+        }
+    }
+
+    /// Copies `buffer` back into `out`, which must have the buffer's length.
+    pub fn download<T: Element>(&self, buffer: &Buffer<T>, out: &mut [T]) -> Result<()> {
+        if out.len() != buffer.len() {
+            return Err(Error::invalid_argument(format!(
+                "download target has {} elements, the buffer {}",
+                out.len(),
+                buffer.len()
+            )));
+        }
+        match &buffer.storage {
+            Storage::Host(data) => out.copy_from_slice(data),
+        }
+        Ok(())
+    }
+
+    /// Scans a resident buffer in place, without moving it to the host.
+    pub fn scan_buffer<T: Element>(
+        &self,
+        buffer: &mut Buffer<T>,
+        op: ScanOp,
+        kind: ScanKind,
+    ) -> Result<()> {
+        match &mut buffer.storage {
+            Storage::Host(data) => self.scan_in_place(data, op, kind),
+        }
+    }
+
+    /// Arg-minimum of a resident buffer.
+    pub fn argmin_buffer<T: Element>(&self, buffer: &Buffer<T>) -> Result<Option<(T, usize)>> {
+        match &buffer.storage {
+            Storage::Host(data) => self.argmin(data),
+        }
+    }
+}

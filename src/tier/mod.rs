@@ -1,0 +1,156 @@
+//! Compute tiers and the choice among them.
+//!
+//! A tier is a place where operations run: the CPU (always present), or a GPU reached
+//! through the CUDA driver or an OpenCL platform. GPU tiers are found by probing at run
+//! time ([`probe`]); the context keeps the usable tiers in order of preference and
+//! dispatches each operation to the first one that implements it.
+
+pub(crate) mod cpu;
+pub mod probe;
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::{Error, Result};
+
+/// Where operations run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Tier {
+    /// Choose: CUDA, then an OpenCL GPU, then the CPU, for each operation the first
+    /// present tier that implements it.
+    Auto = 0,
+    Cpu = 1,
+    OpenCl = 2,
+    Cuda = 3,
+}
+
+impl Tier {
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Auto => "auto",
+            Tier::Cpu => "cpu",
+            Tier::OpenCl => "opencl",
+            Tier::Cuda => "cuda",
+        }
+    }
+}
+
+impl fmt::Display for Tier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Tier {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(Tier::Auto),
+            "cpu" => Ok(Tier::Cpu),
+            "opencl" => Ok(Tier::OpenCl),
+            "cuda" => Ok(Tier::Cuda),
+            other => Err(Error::invalid_argument(format!(
+                "unknown tier '{other}': expected auto, cpu, opencl or cuda"
+            ))),
+        }
+    }
+}
+
+/// Operations a tier may or may not implement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Operation {
+    Scan,
+    SegmentedScan,
+    ArgReduce,
+    SegmentedArgReduce,
+}
+
+/// An opened tier. Adding a GPU tier means adding a variant here and its arms in
+/// [`crate::Context`]'s dispatch; the public API does not change.
+pub(crate) enum Backend {
+    Cpu(cpu::CpuTier),
+}
+
+impl Backend {
+    pub(crate) fn tier(&self) -> Tier {
+        match self {
+            Backend::Cpu(_) => Tier::Cpu,
+        }
+    }
+
+    pub(crate) fn supports(&self, op: Operation) -> bool {
+        match self {
+            Backend::Cpu(_) => matches!(
+                op,
+                Operation::Scan
+                    | Operation::SegmentedScan
+                    | Operation::ArgReduce
+                    | Operation::SegmentedArgReduce
+            ),
+        }
+    }
+
+    pub(crate) fn device_name(&self) -> String {
+        match self {
+            Backend::Cpu(cpu) => cpu.device_name(),
+        }
+    }
+
+    pub(crate) fn memory_bytes(&self) -> u64 {
+        match self {
+            Backend::Cpu(cpu) => cpu.memory_bytes(),
+        }
+    }
+}
+
+/// Settings for opening tiers.
+pub(crate) struct OpenSettings {
+    pub device_index: u32,
+    pub cpu_threads: usize,
+}
+
+/// Opens `tier` (never `Auto`), or says why it cannot be used.
+pub(crate) fn open(tier: Tier, settings: &OpenSettings) -> Result<Backend> {
+    let report = probe::report();
+    let gpu = |driver: &probe::DriverProbe, label: &str| -> Result<Backend> {
+        if !driver.found_devices() {
+            return Err(Error::backend_unavailable(format!(
+                "the {label} tier is unavailable: {}",
+                driver.summary()
+            )));
+        }
+        if settings.device_index as usize >= driver.devices.len() {
+            return Err(Error::invalid_argument(format!(
+                "device index {} is out of range: the {label} driver reports {} device(s)",
+                settings.device_index,
+                driver.devices.len()
+            )));
+        }
+        Err(Error::backend_unavailable(format!(
+            "the {label} tier is unavailable: {} but gpumst {} has no {label} kernels yet",
+            driver.summary(),
+            crate::VERSION
+        )))
+    };
+    match tier {
+        Tier::Cpu => Ok(Backend::Cpu(cpu::CpuTier::new(settings.cpu_threads)?)),
+        Tier::Cuda => gpu(&report.cuda, "CUDA"),
+        Tier::OpenCl => gpu(&report.opencl, "OpenCL"),
+        Tier::Auto => Err(Error::internal("tier::open called with Tier::Auto")),
+    }
+}
+
+/// Opens every usable tier in order of preference. The CPU tier is always last, so
+/// every operation has somewhere to run. Returns the tiers and why others were skipped.
+pub(crate) fn open_auto(settings: &OpenSettings) -> Result<(Vec<Backend>, Vec<(Tier, String)>)> {
+    let mut backends = Vec::new();
+    let mut skipped = Vec::new();
+    for tier in [Tier::Cuda, Tier::OpenCl] {
+        match open(tier, settings) {
+            Ok(backend) => backends.push(backend),
+            Err(e) => skipped.push((tier, e.message().to_string())),
+        }
+    }
+    backends.push(open(Tier::Cpu, settings)?);
+    Ok((backends, skipped))
+}
