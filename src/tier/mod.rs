@@ -140,9 +140,12 @@ pub(crate) fn open(tier: Tier, settings: &OpenSettings) -> Result<Backend> {
     }
 }
 
+/// A tier `auto` passed over, and why.
+pub(crate) type Skipped = (Tier, String);
+
 /// Opens every usable tier in order of preference. The CPU tier is always last, so
 /// every operation has somewhere to run. Returns the tiers and why others were skipped.
-pub(crate) fn open_auto(settings: &OpenSettings) -> Result<(Vec<Backend>, Vec<(Tier, String)>)> {
+pub(crate) fn open_auto(settings: &OpenSettings) -> Result<(Vec<Backend>, Vec<Skipped>)> {
     let mut backends = Vec::new();
     let mut skipped = Vec::new();
     for tier in [Tier::Cuda, Tier::OpenCl] {

@@ -127,11 +127,23 @@ fn open_first(probe: &mut DriverProbe, paths: &[String]) -> Option<libloading::L
             }
             Err(e) => probe.attempts.push(LibraryAttempt {
                 path: path.clone(),
-                error: Some(e.to_string()),
+                error: Some(error_chain(&e)),
             }),
         }
     }
     None
+}
+
+/// An error and its sources, joined (libloading puts dlerror's text in the source).
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(inner) = source {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        source = inner.source();
+    }
+    text
 }
 
 /// Looks up `name` in `lib` as a function of type `F`.
@@ -142,7 +154,7 @@ unsafe fn symbol<F: Copy>(lib: &libloading::Library, name: &str) -> Result<F, St
     // SAFETY: the caller guarantees `F` matches the symbol's real type.
     unsafe { lib.get::<F>(name.as_bytes()) }
         .map(|s| *s)
-        .map_err(|e| format!("symbol {name} is missing: {e}"))
+        .map_err(|e| format!("symbol {name} is missing: {}", error_chain(&e)))
 }
 
 fn c_buffer_to_string(buf: &[u8]) -> String {

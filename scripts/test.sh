@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Every test of the project: formatting, lints, unit/property/integration tests, the
+# generated-header check, the README's C example, and the C/C++ ffi-tests under valgrind.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== cargo fmt --check"
+cargo fmt --check
+echo "== cargo clippy -D warnings"
+cargo clippy --all-targets -- -D warnings
+echo "== cargo test (unit, property, header, tier tests)"
+cargo test --release
+echo "== README C example"
+mkdir -p target/readme-example
+awk '/^```c$/{on=1; next} /^```$/{on=0} on' README.md > target/readme-example/example.c
+test -s target/readme-example/example.c || { echo "README.md has no \`\`\`c example"; exit 1; }
+cargo build --release --lib
+gcc -std=c11 -Wall -Wextra -Werror -I include target/readme-example/example.c \
+    -L target/release -Wl,-rpath,"$PWD/target/release" -lgpumst -o target/readme-example/example
+target/readme-example/example
+echo "== ffi-tests (C and C++ against include/gpumst.h, under valgrind)"
+bash ffi-tests/run.sh
