@@ -179,7 +179,7 @@ gpumst_status gpumst_segmented_scan_offsets(struct gpumst_context *ctx, gpumst_d
 // `dtype`.
 gpumst_status gpumst_argmin(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, void *value, uint64_t *index);
 
-// As gpumst_argmax, for the maximum (NaN counts as the maximum); for n == 0 `*value`
+// As gpumst_argmin, for the maximum (NaN counts as the maximum); for n == 0 `*value`
 // is the type's minimum (-inf for floats).
 gpumst_status gpumst_argmax(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, void *value, uint64_t *index);
 
