@@ -28,6 +28,9 @@ struct Args {
     /// Element types to run: any of i32,u32,i64,u64,f32,f64.
     #[arg(long, default_value = "u32", value_delimiter = ',')]
     types: Vec<String>,
+    /// Only run measurements whose name contains this text ("copy" always runs).
+    #[arg(long, default_value = "")]
+    filter: String,
     /// Ignored (cargo bench passes it).
     #[arg(long, hide = true)]
     bench: bool,
@@ -59,21 +62,29 @@ fn data<T: Element>(n: usize, convert: fn(u64) -> T) -> Vec<T> {
         .collect()
 }
 
-fn row(name: &str, n: usize, bytes: f64, ms: f64, copy_gbs: f64) {
-    let gbs = bytes / ms / 1e6;
-    println!(
-        "{name:<28} n=2^{:<2} {ms:>10.3} ms {gbs:>8.2} GB/s  ratio {:>5.2}",
-        n.trailing_zeros(),
-        gbs / copy_gbs
-    );
+/// Times and prints one measurement of a size, against that size's copy bandwidth.
+struct Row<'a> {
+    args: &'a Args,
+    n: usize,
+    copy_gbs: f64,
 }
 
-fn bench_type<T: Element>(
-    args: &Args,
-    ctx: &Context,
-    pool: &rayon::ThreadPool,
-    convert: fn(u64) -> T,
-) {
+impl Row<'_> {
+    fn run(&self, name: &str, bytes: f64, f: impl FnMut()) {
+        if !name.contains(&self.args.filter) {
+            return;
+        }
+        let ms = median_ms(self.args.reps, f);
+        let gbs = bytes / ms / 1e6;
+        println!(
+            "{name:<28} n=2^{:<2} {ms:>10.3} ms {gbs:>8.2} GB/s  ratio {:>5.2}",
+            self.n.trailing_zeros(),
+            gbs / self.copy_gbs
+        );
+    }
+}
+
+fn bench_type<T: Element>(args: &Args, ctx: &Context, pool: &rayon::ThreadPool, convert: fn(u64) -> T) {
     let size = std::mem::size_of::<T>() as f64;
     println!("== {} ==", T::DTYPE.name());
     for log2 in args.min_log2..=args.max_log2 {
@@ -90,88 +101,50 @@ fn bench_type<T: Element>(
         });
         let copy_bytes = 2.0 * size * n as f64;
         let copy_gbs = copy_bytes / copy_ms / 1e6;
-        row("copy", n, copy_bytes, copy_ms, copy_gbs);
+        println!(
+            "{:<28} n=2^{log2:<2} {copy_ms:>10.3} ms {copy_gbs:>8.2} GB/s  ratio  1.00",
+            "copy"
+        );
+        let row = Row { args, n, copy_gbs };
         for (name, op, kind) in [
             ("scan sum inclusive", ScanOp::Sum, ScanKind::Inclusive),
             ("scan sum exclusive", ScanOp::Sum, ScanKind::Exclusive),
             ("scan min inclusive", ScanOp::Min, ScanKind::Inclusive),
+            ("scan max exclusive", ScanOp::Max, ScanKind::Exclusive),
         ] {
-            let ms = median_ms(args.reps, || {
-                ctx.scan(&input, &mut output, op, kind).unwrap()
-            });
-            row(name, n, copy_bytes, ms, copy_gbs);
+            row.run(name, copy_bytes, || ctx.scan(&input, &mut output, op, kind).unwrap());
         }
-        let ms = median_ms(args.reps, || {
-            ctx.scan_in_place(&mut output, ScanOp::Sum, ScanKind::Inclusive)
-                .unwrap()
+        row.run("scan sum in place", copy_bytes, || {
+            ctx.scan_in_place(&mut output, ScanOp::Sum, ScanKind::Inclusive).unwrap()
         });
-        row("scan sum in place", n, copy_bytes, ms, copy_gbs);
-        let ms = median_ms(args.reps, || {
-            ctx.scan_in_place(&mut output, ScanOp::Max, ScanKind::Inclusive)
-                .unwrap()
-        });
-        row("scan max in place", n, copy_bytes, ms, copy_gbs);
 
         let flags: Vec<u8> = (0..n).map(|i| (i % 256 == 0) as u8).collect();
-        let ms = median_ms(args.reps, || {
-            ctx.segmented_scan_flags(
-                &input,
-                &mut output,
-                &flags,
-                ScanOp::Sum,
-                ScanKind::Inclusive,
-            )
-            .unwrap()
+        row.run("segscan flags (seg 256)", copy_bytes + n as f64, || {
+            ctx.segmented_scan_flags(&input, &mut output, &flags, ScanOp::Sum, ScanKind::Inclusive)
+                .unwrap()
         });
-        row(
-            "segscan flags (seg 256)",
-            n,
-            copy_bytes + n as f64,
-            ms,
-            copy_gbs,
-        );
-
         let offsets: Vec<u64> = (0..=n as u64 / 256).map(|s| s * 256).collect();
-        let ms = median_ms(args.reps, || {
-            ctx.segmented_scan_offsets(
-                &input,
-                &mut output,
-                &offsets,
-                ScanOp::Sum,
-                ScanKind::Inclusive,
-            )
-            .unwrap()
+        row.run("segscan offsets (seg 256)", copy_bytes + offsets.len() as f64 * 8.0, || {
+            ctx.segmented_scan_offsets(&input, &mut output, &offsets, ScanOp::Sum, ScanKind::Inclusive)
+                .unwrap()
         });
-        row(
-            "segscan offsets (seg 256)",
-            n,
-            copy_bytes + offsets.len() as f64 * 8.0,
-            ms,
-            copy_gbs,
-        );
 
-        let ms = median_ms(args.reps, || {
+        row.run("argmin", size * n as f64, || {
             std::hint::black_box(ctx.argmin(&input).unwrap());
         });
-        row("argmin", n, size * n as f64, ms, copy_gbs);
-
         for seg in [1usize, 16, 256, 4096] {
+            let name = format!("segmented argmin (seg {seg})");
+            if !name.contains(&args.filter) {
+                continue;
+            }
             let segments = n / seg;
             let offsets: Vec<u64> = (0..=segments as u64).map(|s| s * seg as u64).collect();
             let mut values = vec![T::default(); segments];
             let mut indices = vec![0u64; segments];
-            let ms = median_ms(args.reps, || {
-                ctx.segmented_argmin(&input, &offsets, &mut values, &mut indices)
-                    .unwrap()
-            });
             let bytes = size * n as f64 + segments as f64 * (8.0 + 8.0 + size);
-            row(
-                &format!("segmented argmin (seg {seg})"),
-                n,
-                bytes,
-                ms,
-                copy_gbs,
-            );
+            row.run(&name, bytes, || {
+                ctx.segmented_argmin(&input, &offsets, &mut values, &mut indices).unwrap()
+            });
         }
     }
 }

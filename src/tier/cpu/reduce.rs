@@ -24,7 +24,7 @@ const BLOCK_LEN: usize = 2048;
 /// ignored there and checked separately), then, only when the block improves on the
 /// best so far, the first position holding it.
 fn arg_extreme_seq<T: Element>(data: &[T], base: usize, extreme: Extreme) -> (T, usize) {
-    if data.len() < 64 {
+    if data.len() < 8 {
         return arg_extreme_short(data, base, extreme);
     }
     let mut best = (data[0], 0usize);
@@ -96,6 +96,10 @@ fn arg_extreme_par<T: Element>(data: &[T], base: usize, extreme: Extreme) -> Opt
 
 /// Per-segment arg-extreme over validated CSR `offsets`. An empty segment gets the
 /// operator's identity as its value and [`EMPTY_SEGMENT`] as its index.
+///
+/// Segments are grouped into blocks of about [`TASK_LEN`] elements (found by binary
+/// search in `offsets`), so one task handles many short segments in a tight loop and
+/// a long segment gets a task of its own, reduced in parallel inside.
 pub(crate) fn segmented_arg_extreme<T: Element>(
     pool: &rayon::ThreadPool,
     data: &[T],
@@ -108,33 +112,49 @@ pub(crate) fn segmented_arg_extreme<T: Element>(
         Extreme::Min => T::HIGHEST,
         Extreme::Max => T::LOWEST,
     };
-    let one_segment = |s: usize, value: &mut T, index: &mut u64| {
-        let (start, end) = (offsets[s] as usize, offsets[s + 1] as usize);
-        let result = if start == end {
-            None
-        } else if end - start > TASK_LEN {
-            arg_extreme_par(&data[start..end], start, extreme)
-        } else {
-            Some(arg_extreme_seq(&data[start..end], start, extreme))
-        };
-        (*value, *index) = match result {
-            Some((v, i)) => (v, i as u64),
-            None => (empty_value, EMPTY_SEGMENT),
-        };
-    };
-    if data.len() <= TASK_LEN {
-        // No segment is long enough to need the pool.
-        for (s, (value, index)) in values.iter_mut().zip(indices.iter_mut()).enumerate() {
-            one_segment(s, value, index);
+    // Reduces segments first.. into the given output slices.
+    let reduce_block = |first: usize, values: &mut [T], indices: &mut [u64]| {
+        let bounds = offsets[first..=first + values.len()].windows(2);
+        for ((value, index), bound) in values.iter_mut().zip(indices.iter_mut()).zip(bounds) {
+            let (start, end) = (bound[0] as usize, bound[1] as usize);
+            let result = match end - start {
+                0 => None,
+                len if len > TASK_LEN => arg_extreme_par(&data[start..end], start, extreme),
+                _ => Some(arg_extreme_seq(&data[start..end], start, extreme)),
+            };
+            (*value, *index) = match result {
+                Some((v, i)) => (v, i as u64),
+                None => (empty_value, EMPTY_SEGMENT),
+            };
         }
+    };
+    let segments = values.len();
+    if data.len() <= TASK_LEN && segments <= TASK_LEN {
+        // No segment is long enough to need the pool.
+        reduce_block(0, values, indices);
         return;
     }
+    // Block boundaries: the segment holding every TASK_LEN-th element, plus a cap on
+    // the number of (empty or tiny) segments per block.
+    let mut starts: Vec<usize> = (0..data.len())
+        .step_by(TASK_LEN)
+        .map(|element| offsets.partition_point(|&o| o as usize <= element).saturating_sub(1))
+        .chain((0..segments).step_by(TASK_LEN))
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let mut blocks = Vec::with_capacity(starts.len());
+    let (mut values_rest, mut indices_rest) = (values, indices);
+    for (k, &first) in starts.iter().enumerate() {
+        let len = starts.get(k + 1).unwrap_or(&segments) - first;
+        let (v, vr) = values_rest.split_at_mut(len);
+        let (i, ir) = indices_rest.split_at_mut(len);
+        blocks.push((first, v, i));
+        (values_rest, indices_rest) = (vr, ir);
+    }
     pool.install(|| {
-        values
-            .par_iter_mut()
-            .zip(indices.par_iter_mut())
-            .enumerate()
-            .with_min_len(256)
-            .for_each(|(s, (value, index))| one_segment(s, value, index));
+        blocks
+            .into_par_iter()
+            .for_each(|(first, values, indices)| reduce_block(first, values, indices));
     });
 }
