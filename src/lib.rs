@@ -18,6 +18,7 @@ mod buffer;
 mod context;
 mod error;
 pub mod ffi;
+pub mod graph;
 pub mod tier;
 pub mod types;
 

@@ -1,0 +1,1 @@
+//! Reading graph files (placeholder; see the issue for the formats).
