@@ -2,6 +2,8 @@
 //! dispatched to a tier.
 
 use crate::buffer::{Buffer, Storage};
+use crate::graph::Graph;
+use crate::msf::{self, Forest, MsfOptions};
 use crate::tier::{self, probe, Backend, OpenSettings, Operation, Tier};
 use crate::types::{validate_offsets, Element, Extreme, ScanKind, ScanOp};
 use crate::{Error, Result};
@@ -304,6 +306,16 @@ impl Context {
             Backend::Cpu(cpu) => cpu.segmented_arg_extreme(data, offsets, extreme, values, indices),
         }
         Ok(())
+    }
+
+    // ---- minimum spanning forests -----------------------------------------------
+
+    /// The minimum spanning forest of `graph` under the (weight, edge id) order.
+    /// The graph is validated first; an error names the first offending index.
+    pub fn msf(&self, graph: &Graph<'_>, options: &MsfOptions) -> Result<Forest> {
+        match self.backend_for(Operation::Msf)? {
+            Backend::Cpu(cpu) => cpu.install(|| msf::minimum_spanning_forest(graph, options)),
+        }
     }
 
     // ---- buffers -----------------------------------------------------------------

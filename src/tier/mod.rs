@@ -63,6 +63,8 @@ pub enum Operation {
     SegmentedScan,
     ArgReduce,
     SegmentedArgReduce,
+    /// Minimum spanning forests (every algorithm).
+    Msf,
 }
 
 /// An opened tier. Adding a GPU tier means adding a variant here and its arms in
@@ -86,6 +88,7 @@ impl Backend {
                     | Operation::SegmentedScan
                     | Operation::ArgReduce
                     | Operation::SegmentedArgReduce
+                    | Operation::Msf
             ),
         }
     }

@@ -23,6 +23,11 @@ impl CpuTier {
         Ok(CpuTier { pool })
     }
 
+    /// Runs `f` with this context's threads as rayon's current pool.
+    pub(crate) fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        self.pool.install(f)
+    }
+
     pub(crate) fn threads(&self) -> usize {
         self.pool.current_num_threads()
     }

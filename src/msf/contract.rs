@@ -1,0 +1,66 @@
+//! Steps shared by the contracting algorithms (Borůvka, strut): resolving successor
+//! pointers into trees, numbering the trees densely, and merging parallel edges.
+
+use rayon::prelude::*;
+
+use super::prepare::Priority;
+
+/// Follows successor pointers until every vertex points at its root (a vertex that is
+/// its own successor), doubling the distance covered each round.
+pub(crate) fn pointer_doubling(mut successor: Vec<u32>) -> Vec<u32> {
+    loop {
+        let next: Vec<u32> = successor.par_iter().map(|&s| successor[s as usize]).collect();
+        if next == successor {
+            return next;
+        }
+        successor = next;
+    }
+}
+
+/// Gives each root a dense new id (in vertex order) and every vertex its root's id.
+/// Returns the labels and the number of roots.
+pub(crate) fn renumber(root: &[u32]) -> (Vec<u32>, usize) {
+    let is_root: Vec<bool> = root.par_iter().enumerate().map(|(x, &r)| r as usize == x).collect();
+    let mut new_id = vec![0u32; root.len()];
+    let mut count = 0u32;
+    for (x, &flag) in is_root.iter().enumerate() {
+        new_id[x] = count;
+        count += flag as u32;
+    }
+    let labels = root.par_iter().map(|&r| new_id[r as usize]).collect();
+    (labels, count as usize)
+}
+
+/// An edge between two (super)vertices with its priority.
+pub(crate) type Link<P> = (u32, u32, P);
+
+/// Sorts links by (a, b, priority) and keeps the lightest of each (a, b) pair.
+pub(crate) fn lightest_per_pair<P: Priority>(mut links: Vec<Link<P>>) -> Vec<Link<P>> {
+    links.par_sort_unstable();
+    let keep: Vec<bool> = (0..links.len())
+        .into_par_iter()
+        .map(|i| i == 0 || (links[i - 1].0, links[i - 1].1) != (links[i].0, links[i].1))
+        .collect();
+    links
+        .into_par_iter()
+        .zip(keep)
+        .filter_map(|(link, k)| k.then_some(link))
+        .collect()
+}
+
+/// CSR offsets for `n` vertices from links sorted by their first endpoint.
+pub(crate) fn offsets_of_sorted<P: Priority>(links: &[Link<P>], n: usize) -> Vec<usize> {
+    (0..=n)
+        .into_par_iter()
+        .map(|x| links.partition_point(|l| (l.0 as usize) < x))
+        .collect()
+}
+
+/// Per CSR segment, the position of the entry with the smallest priority (None when
+/// the segment is empty): the segmented min-reduction of the papers.
+pub(crate) fn lightest_per_segment<P: Priority>(offsets: &[usize], priority: impl Fn(usize) -> P + Sync) -> Vec<Option<usize>> {
+    offsets
+        .par_windows(2)
+        .map(|w| (w[0]..w[1]).min_by_key(|&i| priority(i)))
+        .collect()
+}

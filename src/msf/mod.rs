@@ -1,0 +1,304 @@
+//! Minimum spanning forests: the algorithms of the founding papers, and the driver
+//! that validates a graph, runs one, and assembles the result.
+
+mod boruvka;
+mod contract;
+mod filter_kruskal;
+mod kruskal;
+mod prepare;
+mod prim;
+mod radix;
+mod strut;
+mod union_find;
+
+use std::fmt;
+use std::str::FromStr;
+
+use rayon::prelude::*;
+
+use crate::graph::{Graph, Weights};
+use crate::{Error, Result};
+use prepare::{Prepared, Priority, WeightKey};
+use union_find::UnionFind;
+
+/// Which MSF algorithm to run. Every algorithm returns the identical forest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Algorithm {
+    /// The fastest for the tier and graph.
+    Auto = 0,
+    /// Vineet et al.'s recursive Borůvka.
+    Boruvka = 1,
+    /// Wang et al.'s Prim on the min-reduction primitive.
+    Prim = 2,
+    /// Vasconcellos, Cáceres et al.'s strut algorithm on the edge-vertex graph.
+    Strut = 3,
+    /// Sequential Kruskal, the reference.
+    Kruskal = 4,
+}
+
+impl Algorithm {
+    pub const ALL: [Algorithm; 5] = [
+        Algorithm::Auto,
+        Algorithm::Boruvka,
+        Algorithm::Prim,
+        Algorithm::Strut,
+        Algorithm::Kruskal,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Auto => "auto",
+            Algorithm::Boruvka => "boruvka",
+            Algorithm::Prim => "prim",
+            Algorithm::Strut => "strut",
+            Algorithm::Kruskal => "kruskal",
+        }
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Algorithm {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Algorithm::ALL
+            .into_iter()
+            .find(|a| a.name() == s.trim().to_ascii_lowercase())
+            .ok_or_else(|| {
+                Error::invalid_argument(format!(
+                    "unknown algorithm '{s}': expected auto, boruvka, prim, strut or kruskal"
+                ))
+            })
+    }
+}
+
+/// Exact total weight of a forest: integers summed in i128, floats in f64, both in
+/// ascending edge-id order so every tier gives the same bits. An unweighted forest
+/// weighs its edge count.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TotalWeight {
+    Int(i128),
+    Float(f64),
+}
+
+impl fmt::Display for TotalWeight {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TotalWeight::Int(x) => write!(f, "{x}"),
+            TotalWeight::Float(x) => write!(f, "{x}"),
+        }
+    }
+}
+
+/// A minimum spanning forest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Forest {
+    /// Edge ids of the forest, ascending.
+    pub edges: Vec<u64>,
+    pub num_vertices: usize,
+    /// Connected components (isolated vertices included).
+    pub num_components: usize,
+    pub total_weight: TotalWeight,
+    /// Per vertex, the smallest vertex id of its component (when asked for).
+    pub labels: Option<Vec<u32>>,
+}
+
+/// What to compute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MsfOptions {
+    pub algorithm: Algorithm,
+    /// Fill [`Forest::labels`].
+    pub labels: bool,
+    /// Ignore weights: the spanning forest of lowest edge ids.
+    pub unweighted: bool,
+}
+
+impl Default for MsfOptions {
+    fn default() -> Self {
+        MsfOptions {
+            algorithm: Algorithm::Auto,
+            labels: false,
+            unweighted: false,
+        }
+    }
+}
+
+/// Runs `$body` with `$w` bound to the typed weight slice (or `None` for unweighted).
+macro_rules! with_weights {
+    ($weights:expr, $w:ident => $body:expr) => {
+        match $weights {
+            None => {
+                let $w: Option<&[u32]> = None;
+                $body
+            }
+            Some(Weights::I32(s)) => {
+                let $w = Some(s);
+                $body
+            }
+            Some(Weights::U32(s)) => {
+                let $w = Some(s);
+                $body
+            }
+            Some(Weights::I64(s)) => {
+                let $w = Some(s);
+                $body
+            }
+            Some(Weights::U64(s)) => {
+                let $w = Some(s);
+                $body
+            }
+            Some(Weights::F32(s)) => {
+                let $w = Some(s);
+                $body
+            }
+            Some(Weights::F64(s)) => {
+                let $w = Some(s);
+                $body
+            }
+        }
+    };
+}
+
+/// Validates `graph`, runs the algorithm on the CPU, and assembles the forest.
+pub(crate) fn minimum_spanning_forest(graph: &Graph<'_>, options: &MsfOptions) -> Result<Forest> {
+    let ends = prepare::endpoints(graph, options.unweighted)?;
+    let weights = match graph {
+        Graph::EdgeList { weights, .. } | Graph::Csr { weights, .. } => {
+            weights.filter(|_| !options.unweighted)
+        }
+    };
+    let (edges, num_vertices) = with_weights!(weights, w => solve_typed(ends, w, options.algorithm))?;
+    let total_weight = with_weights!(weights, w => total_weight(w, &edges));
+    let num_components = num_vertices - edges.len();
+    let labels = options.labels.then(|| component_labels(num_vertices, graph, &edges));
+    Ok(Forest {
+        edges,
+        num_vertices,
+        num_components,
+        total_weight,
+        labels,
+    })
+}
+
+/// Picks the narrowest priority type and runs the algorithm; returns the forest's
+/// edge ids (ascending) and the vertex count.
+fn solve_typed<W: WeightKey>(
+    ends: prepare::Endpoints<'_>,
+    weights: Option<&[W]>,
+    algorithm: Algorithm,
+) -> Result<(Vec<u64>, usize)> {
+    let m = ends.u.len();
+    if (weights.is_none() || W::NARROW) && (m as u64) <= 1 << 32 {
+        solve::<u64, W>(ends, weights, algorithm)
+    } else {
+        solve::<u128, W>(ends, weights, algorithm)
+    }
+}
+
+fn solve<P: Priority, W: WeightKey>(
+    ends: prepare::Endpoints<'_>,
+    weights: Option<&[W]>,
+    algorithm: Algorithm,
+) -> Result<(Vec<u64>, usize)> {
+    let priority = prepare::priorities::<P, W>(weights, ends.ids.as_deref(), ends.u.len())?;
+    let ids = ends.ids;
+    let prepared = Prepared {
+        num_vertices: ends.num_vertices,
+        u: ends.u,
+        v: ends.v,
+        priority,
+    };
+    let num_vertices = prepared.num_vertices;
+    let positions = match algorithm {
+        Algorithm::Auto => filter_kruskal::filter_kruskal(prepared),
+        Algorithm::Boruvka => boruvka::boruvka(&prepared),
+        Algorithm::Prim => prim::prim(&prepared),
+        Algorithm::Strut => strut::strut(&prepared),
+        Algorithm::Kruskal => kruskal::kruskal(&prepared),
+    };
+    let id_of = |e: usize| ids.as_ref().map_or(e as u64, |ids| ids[e]);
+    let mut ids: Vec<u64> = positions.into_par_iter().map(id_of).collect();
+    ids.par_sort_unstable();
+    Ok((ids, num_vertices))
+}
+
+/// Sum of the forest's weights in ascending edge-id order (`ids` are sorted; ids index
+/// edge-list weights and CSR weights alike).
+fn total_weight<W: WeightKey>(weights: Option<&[W]>, ids: &[u64]) -> TotalWeight {
+    match weights {
+        None => TotalWeight::Int(ids.len() as i128),
+        Some(w) if W::FLOAT => {
+            TotalWeight::Float(ids.iter().fold(0.0, |sum, &id| sum + w[id as usize].as_f64()))
+        }
+        Some(w) => TotalWeight::Int(ids.iter().map(|&id| w[id as usize].as_i128()).sum()),
+    }
+}
+
+/// Endpoints of edge `id` in the caller's graph.
+fn edge_ends(graph: &Graph<'_>, id: u64) -> (u32, u32) {
+    match *graph {
+        Graph::EdgeList { u, v, .. } => (u[id as usize], v[id as usize]),
+        Graph::Csr { offsets, targets, .. } => {
+            let source = offsets.partition_point(|&o| o <= id) - 1;
+            (source as u32, targets[id as usize])
+        }
+    }
+}
+
+/// Per vertex, the smallest vertex id of its component.
+fn component_labels(num_vertices: usize, graph: &Graph<'_>, forest: &[u64]) -> Vec<u32> {
+    let mut sets = UnionFind::new(num_vertices);
+    for &id in forest {
+        let (a, b) = edge_ends(graph, id);
+        sets.union(a, b);
+    }
+    let mut smallest = vec![u32::MAX; num_vertices];
+    let mut labels = vec![0u32; num_vertices];
+    for x in 0..num_vertices as u32 {
+        let root = sets.find(x) as usize;
+        if smallest[root] == u32::MAX {
+            smallest[root] = x;
+        }
+        labels[x as usize] = smallest[root];
+    }
+    labels
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small random multigraph with self-loops and repeated weights.
+    pub(crate) fn random_graph(n: u32, m: usize, seed: u64) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+        let mut x = seed | 1;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let u = (0..m).map(|_| (next() % n as u64) as u32).collect();
+        let v = (0..m).map(|_| (next() % n as u64) as u32).collect();
+        let w = (0..m).map(|_| (next() % 50) as u32).collect();
+        (u, v, w)
+    }
+
+    #[test]
+    fn every_algorithm_matches_kruskal_on_random_graphs() {
+        for (n, m, seed) in [(1, 0, 1), (10, 30, 2), (1000, 3000, 3), (5000, 200_000, 4), (3000, 1500, 5)] {
+            let (u, v, w) = random_graph(n, m, seed);
+            let graph = Graph::EdgeList { num_vertices: n as usize, u: &u, v: &v, weights: Some(Weights::U32(&w)) };
+            let run = |algorithm| {
+                minimum_spanning_forest(&graph, &MsfOptions { algorithm, labels: true, unweighted: false }).unwrap()
+            };
+            let reference = run(Algorithm::Kruskal);
+            for algorithm in Algorithm::ALL {
+                assert_eq!(run(algorithm), reference, "{algorithm} on n={n} m={m}");
+            }
+        }
+    }
+}

@@ -1,0 +1,404 @@
+//! Validation of a caller's graph and its translation into what every MSF algorithm
+//! runs on: endpoint arrays and one unique priority per edge.
+//!
+//! The priority of an edge packs an order-preserving integer image of its weight above
+//! its position, so comparing priorities compares (weight, edge id) — the strict order
+//! under which the minimum spanning forest is unique (DESIGN invariant 1). Positions
+//! are numbered in ascending edge-id order, so a tie on weight falls to the lower id.
+
+use std::borrow::Cow;
+use std::fmt::Debug;
+
+use rayon::prelude::*;
+
+use crate::graph::{Graph, Weights};
+use crate::{Error, Result, Status};
+
+/// A unique, totally ordered edge priority: weight image in the high bits, edge
+/// position in the low bits.
+pub(crate) trait Priority: Copy + Ord + Send + Sync + Debug + 'static {
+    /// Larger than every edge's priority.
+    const NONE: Self;
+    /// Bytes in the representation (radix sort passes).
+    const BYTES: usize;
+    fn new(key: u64, position: usize) -> Self;
+    fn position(self) -> usize;
+    fn byte(self, i: usize) -> u8;
+}
+
+/// 32-bit weight image and 32-bit position.
+impl Priority for u64 {
+    const NONE: Self = u64::MAX;
+    const BYTES: usize = 8;
+    #[inline(always)]
+    fn new(key: u64, position: usize) -> Self {
+        (key << 32) | position as u64
+    }
+    #[inline(always)]
+    fn position(self) -> usize {
+        (self & 0xFFFF_FFFF) as usize
+    }
+    #[inline(always)]
+    fn byte(self, i: usize) -> u8 {
+        (self >> (8 * i)) as u8
+    }
+}
+
+/// 64-bit weight image and 64-bit position.
+impl Priority for u128 {
+    const NONE: Self = u128::MAX;
+    const BYTES: usize = 16;
+    #[inline(always)]
+    fn new(key: u64, position: usize) -> Self {
+        ((key as u128) << 64) | position as u128
+    }
+    #[inline(always)]
+    fn position(self) -> usize {
+        self as u64 as usize
+    }
+    #[inline(always)]
+    fn byte(self, i: usize) -> u8 {
+        (self >> (8 * i)) as u8
+    }
+}
+
+/// Order-preserving unsigned images of weights (NaN rejected before; -0.0 == +0.0).
+pub(crate) trait WeightKey: Copy + Send + Sync {
+    /// Whether every image fits in 32 bits.
+    const NARROW: bool;
+    /// Whether totals are summed as floats.
+    const FLOAT: bool = false;
+    fn key(self) -> u64;
+    fn is_nan(self) -> bool {
+        false
+    }
+    /// Exact value (integers only).
+    fn as_i128(self) -> i128 {
+        0
+    }
+    fn as_f64(self) -> f64 {
+        0.0
+    }
+}
+
+/// The conversions every integer weight shares.
+macro_rules! int_weight_values {
+    () => {
+        fn as_i128(self) -> i128 {
+            self as i128
+        }
+    };
+}
+
+impl WeightKey for u32 {
+    const NARROW: bool = true;
+    int_weight_values!();
+    fn key(self) -> u64 {
+        self as u64
+    }
+}
+impl WeightKey for i32 {
+    const NARROW: bool = true;
+    int_weight_values!();
+    fn key(self) -> u64 {
+        ((self as u32) ^ 0x8000_0000) as u64
+    }
+}
+impl WeightKey for u64 {
+    const NARROW: bool = false;
+    int_weight_values!();
+    fn key(self) -> u64 {
+        self
+    }
+}
+impl WeightKey for i64 {
+    const NARROW: bool = false;
+    int_weight_values!();
+    fn key(self) -> u64 {
+        (self as u64) ^ (1 << 63)
+    }
+}
+impl WeightKey for f32 {
+    const NARROW: bool = true;
+    const FLOAT: bool = true;
+    fn as_f64(self) -> f64 {
+        self as f64
+    }
+    fn key(self) -> u64 {
+        let bits = if self == 0.0 { 0 } else { self.to_bits() };
+        (if bits >> 31 == 1 { !bits } else { bits | 0x8000_0000 }) as u64
+    }
+    fn is_nan(self) -> bool {
+        f32::is_nan(self)
+    }
+}
+impl WeightKey for f64 {
+    const NARROW: bool = false;
+    const FLOAT: bool = true;
+    fn as_f64(self) -> f64 {
+        self as f64
+    }
+    fn key(self) -> u64 {
+        let bits = if self == 0.0 { 0 } else { self.to_bits() };
+        if bits >> 63 == 1 {
+            !bits
+        } else {
+            bits | (1 << 63)
+        }
+    }
+    fn is_nan(self) -> bool {
+        f64::is_nan(self)
+    }
+}
+
+/// Edges ready for an algorithm, in ascending edge-id order. Self-loops are kept
+/// (algorithms skip them) so positions stay aligned with the caller's ids.
+pub(crate) struct Prepared<'a, P> {
+    pub num_vertices: usize,
+    pub u: Cow<'a, [u32]>,
+    pub v: Cow<'a, [u32]>,
+    pub priority: Vec<P>,
+}
+
+fn invalid(message: String) -> Error {
+    Error::new(Status::InvalidGraph, message)
+}
+
+/// The endpoints and per-position weight slice of a validated graph, before priorities.
+pub(crate) struct Endpoints<'a> {
+    pub num_vertices: usize,
+    pub u: Cow<'a, [u32]>,
+    pub v: Cow<'a, [u32]>,
+    /// CSR position of each edge (None for edge lists, where position = id).
+    pub ids: Option<Vec<u64>>,
+}
+
+/// Validates the structure of `graph` (lengths, ids, CSR shape and symmetry) and
+/// returns its edges in ascending id order.
+pub(crate) fn endpoints<'a>(graph: &Graph<'a>, ignore_weights: bool) -> Result<Endpoints<'a>> {
+    match *graph {
+        Graph::EdgeList { num_vertices, u, v, weights } => {
+            check_vertex_count(num_vertices)?;
+            if u.len() != v.len() {
+                return Err(Error::invalid_argument(format!(
+                    "edge list: u has {} entries but v has {}",
+                    u.len(),
+                    v.len()
+                )));
+            }
+            if let Some(w) = weights.filter(|_| !ignore_weights) {
+                if w.len() != u.len() {
+                    return Err(Error::invalid_argument(format!(
+                        "edge list: {} edges but {} weights",
+                        u.len(),
+                        w.len()
+                    )));
+                }
+            }
+            for (name, ends) in [("u", u), ("v", v)] {
+                if let Some(i) = ends.par_iter().position_first(|&x| x as usize >= num_vertices) {
+                    return Err(invalid(format!(
+                        "edge {i}: {name} = {} is out of range for {num_vertices} vertices",
+                        ends[i]
+                    )));
+                }
+            }
+            Ok(Endpoints {
+                num_vertices,
+                u: Cow::Borrowed(u),
+                v: Cow::Borrowed(v),
+                ids: None,
+            })
+        }
+        Graph::Csr { offsets, targets, weights } => {
+            let Some(num_vertices) = offsets.len().checked_sub(1) else {
+                return Err(Error::invalid_argument(
+                    "CSR offsets is empty: it needs num_vertices + 1 entries (at least [0])",
+                ));
+            };
+            check_vertex_count(num_vertices)?;
+            if offsets[0] != 0 {
+                return Err(invalid(format!("CSR offsets[0] = {}, expected 0", offsets[0])));
+            }
+            if let Some(i) = offsets.par_windows(2).position_first(|w| w[1] < w[0]) {
+                return Err(invalid(format!(
+                    "CSR offsets are not monotone: offsets[{}] = {} is less than offsets[{i}] = {}",
+                    i + 1,
+                    offsets[i + 1],
+                    offsets[i]
+                )));
+            }
+            if offsets[num_vertices] != targets.len() as u64 {
+                return Err(invalid(format!(
+                    "CSR offsets[{num_vertices}] = {} but there are {} targets",
+                    offsets[num_vertices],
+                    targets.len()
+                )));
+            }
+            if let Some(w) = weights.filter(|_| !ignore_weights) {
+                if w.len() != targets.len() {
+                    return Err(Error::invalid_argument(format!(
+                        "CSR: {} targets but {} weights",
+                        targets.len(),
+                        w.len()
+                    )));
+                }
+            }
+            if let Some(p) = targets.par_iter().position_first(|&t| t as usize >= num_vertices) {
+                return Err(invalid(format!(
+                    "CSR targets[{p}] = {} is out of range for {num_vertices} vertices",
+                    targets[p]
+                )));
+            }
+            // Source vertex of every CSR position.
+            let mut sources = vec![0u32; targets.len()];
+            split_by_offsets(&mut sources, offsets)
+                .into_par_iter()
+                .for_each(|(x, run)| run.fill(x as u32));
+            check_symmetric(&sources, targets, weights.filter(|_| !ignore_weights))?;
+            let ids: Vec<u64> = (0..targets.len() as u64)
+                .into_par_iter()
+                .filter(|&p| sources[p as usize] < targets[p as usize])
+                .collect();
+            let u = ids.par_iter().map(|&p| sources[p as usize]).collect();
+            let v = ids.par_iter().map(|&p| targets[p as usize]).collect();
+            Ok(Endpoints {
+                num_vertices,
+                u: Cow::Owned(u),
+                v: Cow::Owned(v),
+                ids: Some(ids),
+            })
+        }
+    }
+}
+
+fn check_vertex_count(n: usize) -> Result<()> {
+    if n as u64 > 1 << 32 {
+        return Err(Error::invalid_argument(format!(
+            "{n} vertices: vertex ids are 32-bit, so at most 2^32 vertices"
+        )));
+    }
+    Ok(())
+}
+
+/// Splits `data` into the runs given by CSR `offsets`, numbered by vertex.
+fn split_by_offsets<'d>(mut data: &'d mut [u32], offsets: &[u64]) -> Vec<(usize, &'d mut [u32])> {
+    let mut runs = Vec::with_capacity(offsets.len());
+    for (x, w) in offsets.windows(2).enumerate() {
+        let (run, rest) = data.split_at_mut((w[1] - w[0]) as usize);
+        if !run.is_empty() {
+            runs.push((x, run));
+        }
+        data = rest;
+    }
+    runs
+}
+
+/// Every CSR entry x→y (x ≠ y) must have a reverse entry y→x of equal weight, one for
+/// one. Sorts both directions by (low end, high end, weight) and compares.
+fn check_symmetric(sources: &[u32], targets: &[u32], weights: Option<Weights>) -> Result<()> {
+    let key_of = |p: usize| -> u64 { weights.map_or(0, |w| weight_key_at(w, p)) };
+    let entry = |p: usize| (sources[p].min(targets[p]), sources[p].max(targets[p]), key_of(p), p);
+    let mut forward: Vec<_> = (0..targets.len())
+        .into_par_iter()
+        .filter(|&p| sources[p] < targets[p])
+        .map(entry)
+        .collect();
+    let mut backward: Vec<_> = (0..targets.len())
+        .into_par_iter()
+        .filter(|&p| sources[p] > targets[p])
+        .map(entry)
+        .collect();
+    forward.par_sort_unstable();
+    backward.par_sort_unstable();
+    let describe = |(_, _, _, p): (u32, u32, u64, usize)| {
+        format!(
+            "CSR is not symmetric: entry {p} ({} -> {}) has no reverse entry {} -> {} of the same weight",
+            sources[p], targets[p], targets[p], sources[p]
+        )
+    };
+    let same = |a: &(u32, u32, u64, usize), b: &(u32, u32, u64, usize)| (a.0, a.1, a.2) == (b.0, b.1, b.2);
+    if let Some(i) = forward
+        .par_iter()
+        .zip(backward.par_iter())
+        .position_first(|(a, b)| !same(a, b))
+    {
+        // Report whichever of the two mismatched entries sorts first: it is the one
+        // without a partner.
+        let (a, b) = (forward[i], backward[i]);
+        let lonely = if (a.0, a.1, a.2) < (b.0, b.1, b.2) { a } else { b };
+        return Err(invalid(describe(lonely)));
+    }
+    if forward.len() != backward.len() {
+        let lonely = if forward.len() > backward.len() {
+            forward[backward.len()]
+        } else {
+            backward[forward.len()]
+        };
+        return Err(invalid(describe(lonely)));
+    }
+    Ok(())
+}
+
+/// The order key of the weight at CSR position / edge `p` (only for comparisons of
+/// equality during validation; NaN is checked separately).
+fn weight_key_at(weights: Weights, p: usize) -> u64 {
+    match weights {
+        Weights::I32(w) => w[p].key(),
+        Weights::U32(w) => w[p].key(),
+        Weights::I64(w) => w[p].key(),
+        Weights::U64(w) => w[p].key(),
+        Weights::F32(w) => w[p].key(),
+        Weights::F64(w) => w[p].key(),
+    }
+}
+
+/// Builds the priority of every position from `weights` (indexed by edge id for edge
+/// lists, by CSR position for CSR), rejecting NaN.
+pub(crate) fn priorities<P: Priority, W: WeightKey>(
+    weights: Option<&[W]>,
+    ids: Option<&[u64]>,
+    num_edges: usize,
+) -> Result<Vec<P>> {
+    let Some(weights) = weights else {
+        return Ok((0..num_edges).into_par_iter().map(|i| P::new(0, i)).collect());
+    };
+    let weight_of = |i: usize| weights[ids.map_or(i, |ids| ids[i] as usize)];
+    if let Some(i) = (0..num_edges).into_par_iter().position_first(|i| weight_of(i).is_nan()) {
+        let id = ids.map_or(i as u64, |ids| ids[i]);
+        let what = if ids.is_some() { "CSR entry" } else { "edge" };
+        return Err(invalid(format!("{what} {id} has a NaN weight")));
+    }
+    Ok((0..num_edges).into_par_iter().map(|i| P::new(weight_of(i).key(), i)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_preserve_order() {
+        let f = [f32::NEG_INFINITY, -3.5, -0.0, 0.0, 1e-30, 2.0, f32::INFINITY];
+        for w in f.windows(2) {
+            assert!(w[0].key() <= w[1].key(), "{} {}", w[0], w[1]);
+        }
+        assert_eq!((-0.0f32).key(), 0.0f32.key());
+        assert_eq!((-0.0f64).key(), 0.0f64.key());
+        let i = [i64::MIN, -1, 0, 1, i64::MAX];
+        for w in i.windows(2) {
+            assert!(w[0].key() < w[1].key());
+        }
+        assert!((-1i32).key() < 0i32.key());
+        assert!(i32::MIN.key() < i32::MAX.key());
+    }
+
+    #[test]
+    fn priorities_tie_break_on_position() {
+        let a = <u64 as Priority>::new(5, 3);
+        let b = <u64 as Priority>::new(5, 4);
+        let c = <u64 as Priority>::new(4, 100);
+        assert!(c < a && a < b);
+        assert_eq!(b.position(), 4);
+        assert_eq!(<u128 as Priority>::new(u64::MAX, 7).position(), 7);
+    }
+}

@@ -1,0 +1,133 @@
+//! Wang, Huang and Guo's GPU Prim, on the CPU.
+//!
+//! Candidate arrays as in the paper: R1 holds each outside vertex's lightest known
+//! edge into the tree (its priority also names the edge, R2), R3 marks tree vertices.
+//! Each step a min-reduction over R1 picks the next vertex, which joins the tree, and
+//! its neighbours' candidates are updated. The min-reduction is the paper's two-level
+//! one — per-block minima, then the minimum of the blocks — with the block minima
+//! kept between steps, so a step costs O(blocks + block size + degree) rather than
+//! O(n). A forest restarts from the lowest vertex not yet reached. The neighbour update
+//! and the block scan run on all threads when they are large enough to pay for it
+//! (dense graphs, the paper's setting).
+
+use rayon::prelude::*;
+
+use super::contract::{lightest_per_pair, offsets_of_sorted, Link};
+use super::prepare::{Prepared, Priority};
+
+/// Work below which a step's loops stay on one thread.
+const PARALLEL_WORK: usize = 1 << 15;
+
+struct Candidates<P> {
+    /// R1: lightest edge from each outside vertex into the tree (NONE if unknown).
+    lightest: Vec<P>,
+    /// R3: vertices already in the tree.
+    in_tree: Vec<bool>,
+    block_len: usize,
+    /// Per block, the smallest R1 entry and its vertex.
+    block_min: Vec<(P, u32)>,
+}
+
+impl<P: Priority> Candidates<P> {
+    fn new(n: usize) -> Self {
+        let block_len = ((n as f64).sqrt() as usize).max(64);
+        Candidates {
+            lightest: vec![P::NONE; n],
+            in_tree: vec![false; n],
+            block_len,
+            block_min: vec![(P::NONE, 0); n.div_ceil(block_len)],
+        }
+    }
+
+    fn refresh_block(&mut self, block: usize) {
+        let start = block * self.block_len;
+        let end = (start + self.block_len).min(self.lightest.len());
+        let (p, i) = self.lightest[start..end]
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| (p, i))
+            .min()
+            .expect("blocks are not empty");
+        self.block_min[block] = (p, (start + i) as u32);
+    }
+
+    /// The two-level min-reduction: the smallest candidate and its vertex.
+    fn minimum(&self) -> (P, u32) {
+        if self.block_min.len() >= PARALLEL_WORK {
+            *self.block_min.par_iter().min().expect("at least one block")
+        } else {
+            *self.block_min.iter().min().expect("at least one block")
+        }
+    }
+
+    fn join(&mut self, x: u32) {
+        self.in_tree[x as usize] = true;
+        self.lightest[x as usize] = P::NONE;
+        self.refresh_block(x as usize / self.block_len);
+    }
+}
+
+pub(crate) fn prim<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
+    let n = graph.num_vertices;
+    let links: Vec<Link<P>> = (0..graph.u.len())
+        .into_par_iter()
+        .filter(|&e| graph.u[e] != graph.v[e])
+        .flat_map_iter(|e| {
+            let (a, b, p) = (graph.u[e], graph.v[e], graph.priority[e]);
+            [(a, b, p), (b, a, p)]
+        })
+        .collect();
+    let links = lightest_per_pair(links);
+    let offsets = offsets_of_sorted(&links, n);
+    let mut forest = Vec::with_capacity(n.saturating_sub(1));
+    if n == 0 {
+        return forest;
+    }
+    let mut c = Candidates::<P>::new(n);
+    let mut lowest_unreached = 0usize;
+    loop {
+        let (p, x) = c.minimum();
+        let x = if p == P::NONE {
+            // This tree is complete: restart from the lowest vertex not yet reached.
+            while lowest_unreached < n && c.in_tree[lowest_unreached] {
+                lowest_unreached += 1;
+            }
+            if lowest_unreached == n {
+                break;
+            }
+            lowest_unreached as u32
+        } else {
+            forest.push(p.position());
+            x
+        };
+        c.join(x);
+        let neighbours = &links[offsets[x as usize]..offsets[x as usize + 1]];
+        if neighbours.len() >= PARALLEL_WORK {
+            // Dense step: propose improvements in parallel, apply them after.
+            let improved: Vec<(u32, P)> = neighbours
+                .par_iter()
+                .filter(|&&(_, y, q)| !c.in_tree[y as usize] && q < c.lightest[y as usize])
+                .map(|&(_, y, q)| (y, q))
+                .collect();
+            for (y, q) in improved {
+                c.lightest[y as usize] = q;
+            }
+            let blocks: Vec<usize> = neighbours.iter().map(|l| l.1 as usize / c.block_len).collect();
+            for b in blocks {
+                c.refresh_block(b);
+            }
+        } else {
+            for &(_, y, q) in neighbours {
+                let y = y as usize;
+                if !c.in_tree[y] && q < c.lightest[y] {
+                    c.lightest[y] = q;
+                    let b = y / c.block_len;
+                    if q < c.block_min[b].0 {
+                        c.block_min[b] = (q, y as u32);
+                    }
+                }
+            }
+        }
+    }
+    forest
+}
