@@ -84,7 +84,12 @@ impl Row<'_> {
     }
 }
 
-fn bench_type<T: Element>(args: &Args, ctx: &Context, pool: &rayon::ThreadPool, convert: fn(u64) -> T) {
+fn bench_type<T: Element>(
+    args: &Args,
+    ctx: &Context,
+    pool: &rayon::ThreadPool,
+    convert: fn(u64) -> T,
+) {
     let size = std::mem::size_of::<T>() as f64;
     println!("== {} ==", T::DTYPE.name());
     for log2 in args.min_log2..=args.max_log2 {
@@ -112,22 +117,41 @@ fn bench_type<T: Element>(args: &Args, ctx: &Context, pool: &rayon::ThreadPool, 
             ("scan min inclusive", ScanOp::Min, ScanKind::Inclusive),
             ("scan max exclusive", ScanOp::Max, ScanKind::Exclusive),
         ] {
-            row.run(name, copy_bytes, || ctx.scan(&input, &mut output, op, kind).unwrap());
+            row.run(name, copy_bytes, || {
+                ctx.scan(&input, &mut output, op, kind).unwrap()
+            });
         }
         row.run("scan sum in place", copy_bytes, || {
-            ctx.scan_in_place(&mut output, ScanOp::Sum, ScanKind::Inclusive).unwrap()
+            ctx.scan_in_place(&mut output, ScanOp::Sum, ScanKind::Inclusive)
+                .unwrap()
         });
 
         let flags: Vec<u8> = (0..n).map(|i| (i % 256 == 0) as u8).collect();
         row.run("segscan flags (seg 256)", copy_bytes + n as f64, || {
-            ctx.segmented_scan_flags(&input, &mut output, &flags, ScanOp::Sum, ScanKind::Inclusive)
-                .unwrap()
+            ctx.segmented_scan_flags(
+                &input,
+                &mut output,
+                &flags,
+                ScanOp::Sum,
+                ScanKind::Inclusive,
+            )
+            .unwrap()
         });
         let offsets: Vec<u64> = (0..=n as u64 / 256).map(|s| s * 256).collect();
-        row.run("segscan offsets (seg 256)", copy_bytes + offsets.len() as f64 * 8.0, || {
-            ctx.segmented_scan_offsets(&input, &mut output, &offsets, ScanOp::Sum, ScanKind::Inclusive)
+        row.run(
+            "segscan offsets (seg 256)",
+            copy_bytes + offsets.len() as f64 * 8.0,
+            || {
+                ctx.segmented_scan_offsets(
+                    &input,
+                    &mut output,
+                    &offsets,
+                    ScanOp::Sum,
+                    ScanKind::Inclusive,
+                )
                 .unwrap()
-        });
+            },
+        );
 
         row.run("argmin", size * n as f64, || {
             std::hint::black_box(ctx.argmin(&input).unwrap());
@@ -143,7 +167,8 @@ fn bench_type<T: Element>(args: &Args, ctx: &Context, pool: &rayon::ThreadPool, 
             let mut indices = vec![0u64; segments];
             let bytes = size * n as f64 + segments as f64 * (8.0 + 8.0 + size);
             row.run(&name, bytes, || {
-                ctx.segmented_argmin(&input, &offsets, &mut values, &mut indices).unwrap()
+                ctx.segmented_argmin(&input, &offsets, &mut values, &mut indices)
+                    .unwrap()
             });
         }
     }

@@ -26,9 +26,18 @@
 // Index reported for an empty segment, or an empty argmin/argmax.
 #define GPUMST_EMPTY_SEGMENT UINT64_MAX
 
+// gpumst_msf flag: also compute a component label per vertex.
+#define GPUMST_MSF_LABELS 1
+
+// gpumst_msf flag: ignore the weights (the spanning forest of lowest edge ids).
+#define GPUMST_MSF_UNWEIGHTED 2
+
 // An opened library context (opaque). Any function may be called on the same
 // context from several threads at once.
 typedef struct gpumst_context gpumst_context;
+
+// A computed forest (opaque); release it with gpumst_forest_free.
+typedef struct gpumst_forest gpumst_forest;
 
 // Outcome of a call. `GPUMST_OK` is 0; on any other status the context (if any)
 // holds a message: `gpumst_context_last_error`.
@@ -60,6 +69,45 @@ typedef int32_t gpumst_scan_op;
 // segment starts with the identity (0 for SUM, the type's max / +inf for MIN, the
 // type's min / -inf for MAX).
 typedef int32_t gpumst_scan_kind;
+
+// How a gpumst_graph is laid out.
+typedef int32_t gpumst_graph_kind;
+
+// A graph viewed over caller memory (read during the call only). Fill it with
+// gpumst_graph_init_edge_list or gpumst_graph_init_csr.
+typedef struct gpumst_graph {
+  // sizeof(gpumst_graph) as the caller was compiled with.
+  size_t struct_size;
+  gpumst_graph_kind kind;
+  // Type of `weights` (ignored when `weights` is NULL).
+  gpumst_dtype weight_type;
+  uint64_t num_vertices;
+  // Edge list: entries of u, v and weights. CSR: entries of targets and weights.
+  uint64_t num_edges;
+  // Edge list endpoints (NULL for CSR).
+  const uint32_t *u;
+  const uint32_t *v;
+  // CSR offsets (num_vertices + 1 entries) and targets (NULL for edge lists).
+  const uint64_t *offsets;
+  const uint32_t *targets;
+  // One weight per edge (edge list) or per CSR entry; NULL for an unweighted graph.
+  const void *weights;
+} gpumst_graph;
+
+// MSF algorithm. All return the identical forest.
+typedef int32_t gpumst_algorithm;
+
+// Exact total weight of a forest.
+typedef struct gpumst_total_weight {
+  // 1 when the weights are f32/f64 (then `value` is exact), 0 for integer weights.
+  int32_t is_float;
+  // The total as a double (rounded for integer totals beyond 2^53).
+  double value;
+  // For integer weights, the exact total as a 128-bit two's complement number
+  // (exact_high * 2^64 + exact_low).
+  int64_t exact_high;
+  uint64_t exact_low;
+} gpumst_total_weight;
 
 #define GPUMST_OK 0
 
@@ -111,6 +159,29 @@ typedef int32_t gpumst_scan_kind;
 #define GPUMST_INCLUSIVE 0
 
 #define GPUMST_EXCLUSIVE 1
+
+// Edge i joins u[i] and v[i]; its id is i.
+#define GPUMST_GRAPH_EDGE_LIST 0
+
+// Symmetric CSR: the neighbours of x are targets[offsets[x] .. offsets[x+1]-1]; every
+// edge is listed in both directions with the same weight; its id is the CSR position
+// of its u < v entry.
+#define GPUMST_GRAPH_CSR 1
+
+// The fastest for the tier and graph.
+#define GPUMST_ALGORITHM_AUTO 0
+
+// Vineet et al.'s recursive Borůvka.
+#define GPUMST_ALGORITHM_BORUVKA 1
+
+// Wang et al.'s Prim on the min-reduction.
+#define GPUMST_ALGORITHM_PRIM 2
+
+// Vasconcellos, Cáceres et al.'s strut algorithm.
+#define GPUMST_ALGORITHM_STRUT 3
+
+// Sequential Kruskal (the reference).
+#define GPUMST_ALGORITHM_KRUSKAL 4
 
 #ifdef __cplusplus
 extern "C" {
@@ -191,6 +262,47 @@ gpumst_status gpumst_segmented_argmin(struct gpumst_context *ctx, gpumst_dtype d
 
 // As gpumst_segmented_argmin, for the maximum; empty segments get the type's minimum.
 gpumst_status gpumst_segmented_argmax(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, const uint64_t *offsets, uint64_t num_segments, void *values, uint64_t *indices);
+
+// Fills `graph` as an edge-list view: edge i joins u[i] and v[i] (vertex ids below
+// num_vertices) with weight ((weight_type*)weights)[i]; `weights` may be NULL.
+gpumst_status gpumst_graph_init_edge_list(struct gpumst_graph *graph, uint64_t num_vertices, uint64_t num_edges, const uint32_t *u, const uint32_t *v, gpumst_dtype weight_type, const void *weights);
+
+// Fills `graph` as a symmetric CSR view: offsets has num_vertices + 1 entries,
+// targets and weights (may be NULL) have num_entries = offsets[num_vertices].
+gpumst_status gpumst_graph_init_csr(struct gpumst_graph *graph, uint64_t num_vertices, uint64_t num_entries, const uint64_t *offsets, const uint32_t *targets, gpumst_dtype weight_type, const void *weights);
+
+// Computes the minimum spanning forest of `graph` under the (weight, edge id) order:
+// the same edges on every tier and with every algorithm. The graph is validated
+// first (ids in range, CSR offsets and symmetry, no NaN weight); a violation is
+// GPUMST_INVALID_GRAPH with a message naming the first offending index. Self-loops
+// are ignored; parallel edges are allowed. On success `*forest` owns the result.
+// `flags`: GPUMST_MSF_LABELS, GPUMST_MSF_UNWEIGHTED.
+gpumst_status gpumst_msf(struct gpumst_context *ctx, const struct gpumst_graph *graph, gpumst_algorithm algorithm, uint32_t flags, struct gpumst_forest **forest);
+
+// Releases a forest. NULL is ignored.
+void gpumst_forest_free(struct gpumst_forest *forest);
+
+// Number of edges in the forest (0 for NULL).
+uint64_t gpumst_forest_num_edges(const struct gpumst_forest *forest);
+
+// The forest's edge ids, ascending (gpumst_forest_num_edges of them), valid until
+// gpumst_forest_free. NULL for a NULL forest.
+const uint64_t *gpumst_forest_edges(const struct gpumst_forest *forest);
+
+// Number of connected components, isolated vertices included (0 for NULL).
+uint64_t gpumst_forest_num_components(const struct gpumst_forest *forest);
+
+// Per vertex, the smallest vertex id of its component (num_vertices entries), when
+// GPUMST_MSF_LABELS was given; otherwise (or for NULL) NULL.
+const uint32_t *gpumst_forest_labels(const struct gpumst_forest *forest);
+
+// The forest's total weight, summed in ascending edge-id order (exact for integers;
+// an unweighted forest weighs its edge count).
+gpumst_status gpumst_forest_total_weight(const struct gpumst_forest *forest, struct gpumst_total_weight *total);
+
+// The total weight as decimal text (exact for integers; shortest round-trip form for
+// floats). Buffer rules as for gpumst_context_device_name.
+gpumst_status gpumst_forest_total_weight_string(const struct gpumst_forest *forest, char *buffer, size_t capacity, size_t *length);
 
 #ifdef __cplusplus
 }  // extern "C"

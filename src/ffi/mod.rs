@@ -10,6 +10,9 @@
 #![allow(clippy::missing_safety_doc)]
 
 mod memory;
+mod msf;
+
+pub use msf::*;
 
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -178,7 +181,7 @@ fn kind_from_c(kind: gpumst_scan_kind) -> Result<ScanKind> {
         })
 }
 
-fn dtype_from_c(dtype: gpumst_dtype) -> Result<DType> {
+pub(crate) fn dtype_from_c(dtype: gpumst_dtype) -> Result<DType> {
     DType::ALL
         .into_iter()
         .find(|d| *d as i32 == dtype)

@@ -8,7 +8,9 @@
 
 use rayon::prelude::*;
 
-use super::contract::{lightest_per_pair, lightest_per_segment, offsets_of_sorted, pointer_doubling, renumber, Link};
+use super::contract::{
+    lightest_per_pair, lightest_per_segment, offsets_of_sorted, pointer_doubling, renumber, Link,
+};
 use super::prepare::{Prepared, Priority};
 
 pub(crate) fn boruvka<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
@@ -51,7 +53,11 @@ pub(crate) fn boruvka<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
                 .par_iter()
                 .enumerate()
                 .filter(|&(x, _)| successor[x] as usize != x)
-                .map(|(_, l)| links[l.expect("a vertex with a successor has an edge")].2.position()),
+                .map(|(_, l)| {
+                    links[l.expect("a vertex with a successor has an edge")]
+                        .2
+                        .position()
+                }),
         );
         let (supervertex, count) = renumber(&pointer_doubling(successor));
         // Contract: relabel both ends, drop edges inside a supervertex, keep the

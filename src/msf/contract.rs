@@ -9,7 +9,10 @@ use super::prepare::Priority;
 /// its own successor), doubling the distance covered each round.
 pub(crate) fn pointer_doubling(mut successor: Vec<u32>) -> Vec<u32> {
     loop {
-        let next: Vec<u32> = successor.par_iter().map(|&s| successor[s as usize]).collect();
+        let next: Vec<u32> = successor
+            .par_iter()
+            .map(|&s| successor[s as usize])
+            .collect();
         if next == successor {
             return next;
         }
@@ -20,7 +23,11 @@ pub(crate) fn pointer_doubling(mut successor: Vec<u32>) -> Vec<u32> {
 /// Gives each root a dense new id (in vertex order) and every vertex its root's id.
 /// Returns the labels and the number of roots.
 pub(crate) fn renumber(root: &[u32]) -> (Vec<u32>, usize) {
-    let is_root: Vec<bool> = root.par_iter().enumerate().map(|(x, &r)| r as usize == x).collect();
+    let is_root: Vec<bool> = root
+        .par_iter()
+        .enumerate()
+        .map(|(x, &r)| r as usize == x)
+        .collect();
     let mut new_id = vec![0u32; root.len()];
     let mut count = 0u32;
     for (x, &flag) in is_root.iter().enumerate() {
@@ -58,7 +65,10 @@ pub(crate) fn offsets_of_sorted<P: Priority>(links: &[Link<P>], n: usize) -> Vec
 
 /// Per CSR segment, the position of the entry with the smallest priority (None when
 /// the segment is empty): the segmented min-reduction of the papers.
-pub(crate) fn lightest_per_segment<P: Priority>(offsets: &[usize], priority: impl Fn(usize) -> P + Sync) -> Vec<Option<usize>> {
+pub(crate) fn lightest_per_segment<P: Priority>(
+    offsets: &[usize],
+    priority: impl Fn(usize) -> P + Sync,
+) -> Vec<Option<usize>> {
     offsets
         .par_windows(2)
         .map(|w| (w[0]..w[1]).min_by_key(|&i| priority(i)))

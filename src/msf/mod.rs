@@ -171,10 +171,13 @@ pub(crate) fn minimum_spanning_forest(graph: &Graph<'_>, options: &MsfOptions) -
             weights.filter(|_| !options.unweighted)
         }
     };
-    let (edges, num_vertices) = with_weights!(weights, w => solve_typed(ends, w, options.algorithm))?;
+    let (edges, num_vertices) =
+        with_weights!(weights, w => solve_typed(ends, w, options.algorithm))?;
     let total_weight = with_weights!(weights, w => total_weight(w, &edges));
     let num_components = num_vertices - edges.len();
-    let labels = options.labels.then(|| component_labels(num_vertices, graph, &edges));
+    let labels = options
+        .labels
+        .then(|| component_labels(num_vertices, graph, &edges));
     Ok(Forest {
         edges,
         num_vertices,
@@ -231,9 +234,10 @@ fn solve<P: Priority, W: WeightKey>(
 fn total_weight<W: WeightKey>(weights: Option<&[W]>, ids: &[u64]) -> TotalWeight {
     match weights {
         None => TotalWeight::Int(ids.len() as i128),
-        Some(w) if W::FLOAT => {
-            TotalWeight::Float(ids.iter().fold(0.0, |sum, &id| sum + w[id as usize].as_f64()))
-        }
+        Some(w) if W::FLOAT => TotalWeight::Float(
+            ids.iter()
+                .fold(0.0, |sum, &id| sum + w[id as usize].as_f64()),
+        ),
         Some(w) => TotalWeight::Int(ids.iter().map(|&id| w[id as usize].as_i128()).sum()),
     }
 }
@@ -242,7 +246,9 @@ fn total_weight<W: WeightKey>(weights: Option<&[W]>, ids: &[u64]) -> TotalWeight
 fn edge_ends(graph: &Graph<'_>, id: u64) -> (u32, u32) {
     match *graph {
         Graph::EdgeList { u, v, .. } => (u[id as usize], v[id as usize]),
-        Graph::Csr { offsets, targets, .. } => {
+        Graph::Csr {
+            offsets, targets, ..
+        } => {
             let source = offsets.partition_point(|&o| o <= id) - 1;
             (source as u32, targets[id as usize])
         }
@@ -289,11 +295,30 @@ mod tests {
 
     #[test]
     fn every_algorithm_matches_kruskal_on_random_graphs() {
-        for (n, m, seed) in [(1, 0, 1), (10, 30, 2), (1000, 3000, 3), (5000, 200_000, 4), (3000, 1500, 5)] {
+        for (n, m, seed) in [
+            (1, 0, 1),
+            (10, 30, 2),
+            (1000, 3000, 3),
+            (5000, 200_000, 4),
+            (3000, 1500, 5),
+        ] {
             let (u, v, w) = random_graph(n, m, seed);
-            let graph = Graph::EdgeList { num_vertices: n as usize, u: &u, v: &v, weights: Some(Weights::U32(&w)) };
+            let graph = Graph::EdgeList {
+                num_vertices: n as usize,
+                u: &u,
+                v: &v,
+                weights: Some(Weights::U32(&w)),
+            };
             let run = |algorithm| {
-                minimum_spanning_forest(&graph, &MsfOptions { algorithm, labels: true, unweighted: false }).unwrap()
+                minimum_spanning_forest(
+                    &graph,
+                    &MsfOptions {
+                        algorithm,
+                        labels: true,
+                        unweighted: false,
+                    },
+                )
+                .unwrap()
             };
             let reference = run(Algorithm::Kruskal);
             for algorithm in Algorithm::ALL {

@@ -126,7 +126,11 @@ impl WeightKey for f32 {
     }
     fn key(self) -> u64 {
         let bits = if self == 0.0 { 0 } else { self.to_bits() };
-        (if bits >> 31 == 1 { !bits } else { bits | 0x8000_0000 }) as u64
+        (if bits >> 31 == 1 {
+            !bits
+        } else {
+            bits | 0x8000_0000
+        }) as u64
     }
     fn is_nan(self) -> bool {
         f32::is_nan(self)
@@ -136,7 +140,7 @@ impl WeightKey for f64 {
     const NARROW: bool = false;
     const FLOAT: bool = true;
     fn as_f64(self) -> f64 {
-        self as f64
+        self
     }
     fn key(self) -> u64 {
         let bits = if self == 0.0 { 0 } else { self.to_bits() };
@@ -177,7 +181,12 @@ pub(crate) struct Endpoints<'a> {
 /// returns its edges in ascending id order.
 pub(crate) fn endpoints<'a>(graph: &Graph<'a>, ignore_weights: bool) -> Result<Endpoints<'a>> {
     match *graph {
-        Graph::EdgeList { num_vertices, u, v, weights } => {
+        Graph::EdgeList {
+            num_vertices,
+            u,
+            v,
+            weights,
+        } => {
             check_vertex_count(num_vertices)?;
             if u.len() != v.len() {
                 return Err(Error::invalid_argument(format!(
@@ -196,7 +205,10 @@ pub(crate) fn endpoints<'a>(graph: &Graph<'a>, ignore_weights: bool) -> Result<E
                 }
             }
             for (name, ends) in [("u", u), ("v", v)] {
-                if let Some(i) = ends.par_iter().position_first(|&x| x as usize >= num_vertices) {
+                if let Some(i) = ends
+                    .par_iter()
+                    .position_first(|&x| x as usize >= num_vertices)
+                {
                     return Err(invalid(format!(
                         "edge {i}: {name} = {} is out of range for {num_vertices} vertices",
                         ends[i]
@@ -210,7 +222,11 @@ pub(crate) fn endpoints<'a>(graph: &Graph<'a>, ignore_weights: bool) -> Result<E
                 ids: None,
             })
         }
-        Graph::Csr { offsets, targets, weights } => {
+        Graph::Csr {
+            offsets,
+            targets,
+            weights,
+        } => {
             let Some(num_vertices) = offsets.len().checked_sub(1) else {
                 return Err(Error::invalid_argument(
                     "CSR offsets is empty: it needs num_vertices + 1 entries (at least [0])",
@@ -218,7 +234,10 @@ pub(crate) fn endpoints<'a>(graph: &Graph<'a>, ignore_weights: bool) -> Result<E
             };
             check_vertex_count(num_vertices)?;
             if offsets[0] != 0 {
-                return Err(invalid(format!("CSR offsets[0] = {}, expected 0", offsets[0])));
+                return Err(invalid(format!(
+                    "CSR offsets[0] = {}, expected 0",
+                    offsets[0]
+                )));
             }
             if let Some(i) = offsets.par_windows(2).position_first(|w| w[1] < w[0]) {
                 return Err(invalid(format!(
@@ -244,7 +263,10 @@ pub(crate) fn endpoints<'a>(graph: &Graph<'a>, ignore_weights: bool) -> Result<E
                     )));
                 }
             }
-            if let Some(p) = targets.par_iter().position_first(|&t| t as usize >= num_vertices) {
+            if let Some(p) = targets
+                .par_iter()
+                .position_first(|&t| t as usize >= num_vertices)
+            {
                 return Err(invalid(format!(
                     "CSR targets[{p}] = {} is out of range for {num_vertices} vertices",
                     targets[p]
@@ -298,7 +320,14 @@ fn split_by_offsets<'d>(mut data: &'d mut [u32], offsets: &[u64]) -> Vec<(usize,
 /// one. Sorts both directions by (low end, high end, weight) and compares.
 fn check_symmetric(sources: &[u32], targets: &[u32], weights: Option<Weights>) -> Result<()> {
     let key_of = |p: usize| -> u64 { weights.map_or(0, |w| weight_key_at(w, p)) };
-    let entry = |p: usize| (sources[p].min(targets[p]), sources[p].max(targets[p]), key_of(p), p);
+    let entry = |p: usize| {
+        (
+            sources[p].min(targets[p]),
+            sources[p].max(targets[p]),
+            key_of(p),
+            p,
+        )
+    };
     let mut forward: Vec<_> = (0..targets.len())
         .into_par_iter()
         .filter(|&p| sources[p] < targets[p])
@@ -317,7 +346,8 @@ fn check_symmetric(sources: &[u32], targets: &[u32], weights: Option<Weights>) -
             sources[p], targets[p], targets[p], sources[p]
         )
     };
-    let same = |a: &(u32, u32, u64, usize), b: &(u32, u32, u64, usize)| (a.0, a.1, a.2) == (b.0, b.1, b.2);
+    let same =
+        |a: &(u32, u32, u64, usize), b: &(u32, u32, u64, usize)| (a.0, a.1, a.2) == (b.0, b.1, b.2);
     if let Some(i) = forward
         .par_iter()
         .zip(backward.par_iter())
@@ -326,7 +356,11 @@ fn check_symmetric(sources: &[u32], targets: &[u32], weights: Option<Weights>) -
         // Report whichever of the two mismatched entries sorts first: it is the one
         // without a partner.
         let (a, b) = (forward[i], backward[i]);
-        let lonely = if (a.0, a.1, a.2) < (b.0, b.1, b.2) { a } else { b };
+        let lonely = if (a.0, a.1, a.2) < (b.0, b.1, b.2) {
+            a
+        } else {
+            b
+        };
         return Err(invalid(describe(lonely)));
     }
     if forward.len() != backward.len() {
@@ -361,15 +395,24 @@ pub(crate) fn priorities<P: Priority, W: WeightKey>(
     num_edges: usize,
 ) -> Result<Vec<P>> {
     let Some(weights) = weights else {
-        return Ok((0..num_edges).into_par_iter().map(|i| P::new(0, i)).collect());
+        return Ok((0..num_edges)
+            .into_par_iter()
+            .map(|i| P::new(0, i))
+            .collect());
     };
     let weight_of = |i: usize| weights[ids.map_or(i, |ids| ids[i] as usize)];
-    if let Some(i) = (0..num_edges).into_par_iter().position_first(|i| weight_of(i).is_nan()) {
+    if let Some(i) = (0..num_edges)
+        .into_par_iter()
+        .position_first(|i| weight_of(i).is_nan())
+    {
         let id = ids.map_or(i as u64, |ids| ids[i]);
         let what = if ids.is_some() { "CSR entry" } else { "edge" };
         return Err(invalid(format!("{what} {id} has a NaN weight")));
     }
-    Ok((0..num_edges).into_par_iter().map(|i| P::new(weight_of(i).key(), i)).collect())
+    Ok((0..num_edges)
+        .into_par_iter()
+        .map(|i| P::new(weight_of(i).key(), i))
+        .collect())
 }
 
 #[cfg(test)]
@@ -378,7 +421,15 @@ mod tests {
 
     #[test]
     fn keys_preserve_order() {
-        let f = [f32::NEG_INFINITY, -3.5, -0.0, 0.0, 1e-30, 2.0, f32::INFINITY];
+        let f = [
+            f32::NEG_INFINITY,
+            -3.5,
+            -0.0,
+            0.0,
+            1e-30,
+            2.0,
+            f32::INFINITY,
+        ];
         for w in f.windows(2) {
             assert!(w[0].key() <= w[1].key(), "{} {}", w[0], w[1]);
         }

@@ -112,7 +112,10 @@ pub(crate) fn prim<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
             for (y, q) in improved {
                 c.lightest[y as usize] = q;
             }
-            let blocks: Vec<usize> = neighbours.iter().map(|l| l.1 as usize / c.block_len).collect();
+            let blocks: Vec<usize> = neighbours
+                .iter()
+                .map(|l| l.1 as usize / c.block_len)
+                .collect();
             for b in blocks {
                 c.refresh_block(b);
             }

@@ -85,7 +85,7 @@ mod tests {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                x % 1_000_003 << 20 | (x & 0xFFFFF)
+                ((x % 1_000_003) << 20) | (x & 0xFFFFF)
             })
             .collect();
         let mut expected = data.clone();
@@ -93,7 +93,7 @@ mod tests {
         radix_sort(&mut data);
         assert_eq!(data, expected);
 
-        let mut wide: Vec<u128> = (0..100_000u128).rev().map(|i| (i % 7) << 64 | i).collect();
+        let mut wide: Vec<u128> = (0..100_000u128).rev().map(|i| ((i % 7) << 64) | i).collect();
         let mut expected = wide.clone();
         expected.sort_unstable();
         radix_sort(&mut wide);

@@ -64,17 +64,19 @@ pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
     let mut forest = Vec::with_capacity(graph.num_vertices.saturating_sub(1));
     while !h.edge_vertices.is_empty() {
         // The strut: each fragment's lightest incident edge-vertex.
-        let strut: Vec<Option<u32>> = lightest_per_segment(&h.offsets, |i| h.edge_vertices[h.incident[i] as usize].2)
-            .into_par_iter()
-            .map(|i| i.map(|i| h.incident[i]))
-            .collect();
+        let strut: Vec<Option<u32>> =
+            lightest_per_segment(&h.offsets, |i| h.edge_vertices[h.incident[i] as usize].2)
+                .into_par_iter()
+                .map(|i| i.map(|i| h.incident[i]))
+                .collect();
         // Strut degree of each edge-vertex: how many of its two fragments picked it.
         let degree: Vec<u8> = h
             .edge_vertices
             .par_iter()
             .enumerate()
             .map(|(i, &(a, b, _))| {
-                (strut[a as usize] == Some(i as u32)) as u8 + (strut[b as usize] == Some(i as u32)) as u8
+                (strut[a as usize] == Some(i as u32)) as u8
+                    + (strut[b as usize] == Some(i as u32)) as u8
             })
             .collect();
         forest.par_extend(

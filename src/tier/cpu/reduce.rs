@@ -138,7 +138,11 @@ pub(crate) fn segmented_arg_extreme<T: Element>(
     // the number of (empty or tiny) segments per block.
     let mut starts: Vec<usize> = (0..data.len())
         .step_by(TASK_LEN)
-        .map(|element| offsets.partition_point(|&o| o as usize <= element).saturating_sub(1))
+        .map(|element| {
+            offsets
+                .partition_point(|&o| o as usize <= element)
+                .saturating_sub(1)
+        })
         .chain((0..segments).step_by(TASK_LEN))
         .collect();
     starts.sort_unstable();

@@ -1,0 +1,488 @@
+//! The MSF conformance suite, written once and run against every tier this machine
+//! has: every algorithm must return, edge for edge, the forest of an independent
+//! sequential Kruskal under the (weight, edge id) order.
+
+use gpumst::{
+    Algorithm, Context, Forest, Graph, MsfOptions, Options, Status, Tier, TotalWeight, Weights,
+};
+
+/// Contexts for every tier present; the absent ones are reported as skipped.
+fn tiers() -> Vec<Context> {
+    let mut contexts = Vec::new();
+    for tier in [Tier::Cpu, Tier::OpenCl, Tier::Cuda] {
+        match Context::new(&Options {
+            tier,
+            ..Options::default()
+        }) {
+            Ok(c) => contexts.push(c),
+            Err(e) => eprintln!("conformance: {tier} tier skipped: {}", e.message()),
+        }
+    }
+    assert!(!contexts.is_empty(), "the CPU tier always opens");
+    contexts
+}
+
+/// A weight as the reference sees it: comparable (with -0.0 == +0.0), and summable.
+trait RefWeight: Copy {
+    fn cmp_weight(&self, other: &Self) -> std::cmp::Ordering;
+    fn total(ws: &[Self]) -> TotalWeight;
+}
+
+macro_rules! int_ref {
+    ($($t:ty),*) => {$(
+        impl RefWeight for $t {
+            fn cmp_weight(&self, other: &Self) -> std::cmp::Ordering { self.cmp(other) }
+            fn total(ws: &[Self]) -> TotalWeight { TotalWeight::Int(ws.iter().map(|&w| w as i128).sum()) }
+        }
+    )*};
+}
+int_ref!(i32, u32, i64, u64);
+macro_rules! float_ref {
+    ($($t:ty),*) => {$(
+        impl RefWeight for $t {
+            fn cmp_weight(&self, other: &Self) -> std::cmp::Ordering {
+                self.partial_cmp(other).expect("no NaN in valid graphs")
+            }
+            fn total(ws: &[Self]) -> TotalWeight { TotalWeight::Float(ws.iter().fold(0.0, |s, &w| s + w as f64)) }
+        }
+    )*};
+}
+float_ref!(f32, f64);
+
+/// Naive sequential Kruskal: sort edge ids by (weight, id), union-find without
+/// tricks. Returns the forest's ids ascending and the component count.
+fn reference<W: RefWeight>(n: usize, u: &[u32], v: &[u32], w: Option<&[W]>) -> (Vec<u64>, usize) {
+    let mut order: Vec<usize> = (0..u.len()).collect();
+    if let Some(w) = w {
+        order.sort_by(|&a, &b| w[a].cmp_weight(&w[b]).then(a.cmp(&b)));
+    }
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            x = parent[x];
+        }
+        x
+    }
+    let mut forest = Vec::new();
+    for e in order {
+        let (a, b) = (
+            find(&mut parent, u[e] as usize),
+            find(&mut parent, v[e] as usize),
+        );
+        if a != b {
+            parent[a] = b;
+            forest.push(e as u64);
+        }
+    }
+    forest.sort_unstable();
+    let components = n - forest.len();
+    (forest, components)
+}
+
+/// Checks every algorithm on every tier against the reference, on an edge list and
+/// on the equivalent CSR.
+fn check<W: RefWeight + 'static>(
+    name: &str,
+    n: usize,
+    u: &[u32],
+    v: &[u32],
+    w: Option<&[W]>,
+    wrap: fn(&[W]) -> Weights<'_>,
+) {
+    let (expected, components) = reference(n, u, v, w);
+    let expected_total = match w {
+        Some(w) => W::total(&expected.iter().map(|&e| w[e as usize]).collect::<Vec<_>>()),
+        None => TotalWeight::Int(expected.len() as i128),
+    };
+    let edge_list = Graph::EdgeList {
+        num_vertices: n,
+        u,
+        v,
+        weights: w.map(wrap),
+    };
+    for ctx in tiers() {
+        for algorithm in Algorithm::ALL {
+            let options = MsfOptions {
+                algorithm,
+                labels: true,
+                unweighted: false,
+            };
+            let forest = ctx
+                .msf(&edge_list, &options)
+                .unwrap_or_else(|e| panic!("{name} {algorithm}: {e}"));
+            assert_eq!(
+                forest.edges,
+                expected,
+                "{name}: {algorithm} on {} differs from Kruskal",
+                ctx.tier()
+            );
+            assert_eq!(forest.num_components, components, "{name} {algorithm}");
+            assert_eq!(forest.total_weight, expected_total, "{name} {algorithm}");
+            check_labels(name, n, u, v, &forest);
+        }
+    }
+    check_csr(name, n, u, v, w, wrap, &expected);
+}
+
+/// Labels: the smallest vertex of each component, consistent with the forest.
+fn check_labels(name: &str, n: usize, u: &[u32], v: &[u32], forest: &Forest) {
+    let labels = forest.labels.as_ref().expect("labels were requested");
+    assert_eq!(labels.len(), n);
+    for (x, &l) in labels.iter().enumerate() {
+        assert!(
+            l as usize <= x,
+            "{name}: label of {x} is {l}, not the smallest of its component"
+        );
+        assert_eq!(labels[l as usize], l, "{name}: a label is its own label");
+    }
+    for &e in &forest.edges {
+        assert_eq!(
+            labels[u[e as usize] as usize], labels[v[e as usize] as usize],
+            "{name}: forest edge {e} spans two labels"
+        );
+    }
+    let distinct = labels
+        .iter()
+        .enumerate()
+        .filter(|&(x, &l)| l as usize == x)
+        .count();
+    assert_eq!(
+        distinct, forest.num_components,
+        "{name}: one label per component"
+    );
+}
+
+/// The same graph as a symmetric CSR (self-loops dropped): CSR ids are positions of
+/// the u < v entries, so map them back to edge-list ids before comparing.
+fn check_csr<W: RefWeight + 'static>(
+    name: &str,
+    n: usize,
+    u: &[u32],
+    v: &[u32],
+    w: Option<&[W]>,
+    wrap: fn(&[W]) -> Weights<'_>,
+    expected: &[u64],
+) {
+    let mut entries: Vec<(u32, u32, usize)> = Vec::new();
+    for e in 0..u.len() {
+        if u[e] != v[e] {
+            entries.push((u[e], v[e], e));
+            entries.push((v[e], u[e], e));
+        }
+    }
+    // Within a vertex, order entries by edge id so CSR positions keep the id order.
+    entries.sort_by_key(|&(a, b, e)| (a, e, b));
+    let mut offsets = vec![0u64; n + 1];
+    for &(a, _, _) in &entries {
+        offsets[a as usize + 1] += 1;
+    }
+    for x in 0..n {
+        offsets[x + 1] += offsets[x];
+    }
+    let targets: Vec<u32> = entries.iter().map(|e| e.1).collect();
+    let weights: Option<Vec<W>> = w.map(|w| entries.iter().map(|e| w[e.2]).collect());
+    let graph = Graph::Csr {
+        offsets: &offsets,
+        targets: &targets,
+        weights: weights.as_deref().map(wrap),
+    };
+    // The reference over the CSR's own edges: its u < v entries, in position order,
+    // whose ids are those positions.
+    let forward: Vec<usize> = (0..entries.len())
+        .filter(|&p| entries[p].0 < entries[p].1)
+        .collect();
+    let fu: Vec<u32> = forward.iter().map(|&p| entries[p].0).collect();
+    let fv: Vec<u32> = forward.iter().map(|&p| entries[p].1).collect();
+    let fw: Option<Vec<W>> = w.map(|w| forward.iter().map(|&p| w[entries[p].2]).collect());
+    let (expected_csr, _) = reference(n, &fu, &fv, fw.as_deref());
+    let expected_csr: Vec<u64> = expected_csr
+        .iter()
+        .map(|&i| forward[i as usize] as u64)
+        .collect();
+    assert_eq!(
+        expected_csr.len(),
+        expected.len(),
+        "{name}: CSR and edge-list forests differ in size"
+    );
+    for ctx in tiers() {
+        for algorithm in Algorithm::ALL {
+            let forest = ctx
+                .msf(
+                    &graph,
+                    &MsfOptions {
+                        algorithm,
+                        ..MsfOptions::default()
+                    },
+                )
+                .unwrap_or_else(|e| panic!("{name} CSR {algorithm}: {e}"));
+            assert_eq!(
+                forest.edges,
+                expected_csr,
+                "{name}: CSR {algorithm} on {}",
+                ctx.tier()
+            );
+        }
+    }
+}
+
+/// Deterministic xorshift stream.
+struct Stream(u64);
+impl Stream {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u32 {
+        (self.next() % n) as u32
+    }
+}
+
+fn random_graph(n: usize, m: usize, seed: u64) -> (Vec<u32>, Vec<u32>) {
+    let mut s = Stream(seed | 1);
+    let u = (0..m).map(|_| s.below(n as u64)).collect();
+    let v = (0..m).map(|_| s.below(n as u64)).collect();
+    (u, v)
+}
+
+fn u32s(w: &[u32]) -> Weights<'_> {
+    Weights::U32(w)
+}
+
+#[test]
+fn random_graphs_every_type() {
+    for (n, m, seed) in [
+        (2, 1, 1),
+        (17, 40, 2),
+        (500, 2000, 3),
+        (2000, 30_000, 4),
+        (4000, 3000, 5),
+    ] {
+        let (u, v) = random_graph(n, m, seed);
+        let mut s = Stream(seed * 7 + 1);
+        let raw: Vec<u64> = (0..m).map(|_| s.next()).collect();
+        let name = format!("random n={n} m={m}");
+        let w: Vec<u32> = raw.iter().map(|&x| (x % 100) as u32).collect();
+        check(&name, n, &u, &v, Some(&w), u32s);
+        let w: Vec<i32> = raw.iter().map(|&x| (x % 201) as i32 - 100).collect();
+        check(&name, n, &u, &v, Some(&w), |w| Weights::I32(w));
+        let w: Vec<u64> = raw.iter().map(|&x| x >> (x % 64)).collect();
+        check(&name, n, &u, &v, Some(&w), |w| Weights::U64(w));
+        let w: Vec<i64> = raw.iter().map(|&x| x as i64).collect();
+        check(&name, n, &u, &v, Some(&w), |w| Weights::I64(w));
+        let w: Vec<f32> = raw
+            .iter()
+            .map(|&x| (x % 1000) as f32 / 8.0 - 60.0)
+            .collect();
+        check(&name, n, &u, &v, Some(&w), |w| Weights::F32(w));
+        let w: Vec<f64> = raw.iter().map(|&x| (x >> 11) as f64 * 1e-9 - 4e6).collect();
+        check(&name, n, &u, &v, Some(&w), |w| Weights::F64(w));
+    }
+}
+
+#[test]
+fn grids_and_skewed_graphs() {
+    // A grid with random weights.
+    let (rows, cols) = (40usize, 70usize);
+    let (mut u, mut v) = (Vec::new(), Vec::new());
+    for r in 0..rows {
+        for c in 0..cols {
+            let x = (r * cols + c) as u32;
+            if c + 1 < cols {
+                u.push(x);
+                v.push(x + 1);
+            }
+            if r + 1 < rows {
+                u.push(x);
+                v.push(x + cols as u32);
+            }
+        }
+    }
+    let mut s = Stream(99);
+    let w: Vec<u32> = (0..u.len()).map(|_| s.below(1000)).collect();
+    check("grid 40x70", rows * cols, &u, &v, Some(&w), u32s);
+    // A power-law-ish graph: endpoints drawn with heavy skew (R-MAT style bits).
+    let n = 1 << 12;
+    let (mut u, mut v) = (Vec::new(), Vec::new());
+    for _ in 0..40_000 {
+        let (mut a, mut b) = (0u32, 0u32);
+        for _ in 0..12 {
+            let r = s.below(100);
+            let (da, db) = if r < 57 {
+                (0, 0)
+            } else if r < 76 {
+                (0, 1)
+            } else if r < 95 {
+                (1, 0)
+            } else {
+                (1, 1)
+            };
+            a = a << 1 | da;
+            b = b << 1 | db;
+        }
+        u.push(a);
+        v.push(b);
+    }
+    let w: Vec<u32> = (0..u.len()).map(|_| s.below(64)).collect();
+    check("rmat-like scale 12", n, &u, &v, Some(&w), u32s);
+}
+
+#[test]
+fn special_weights_and_shapes() {
+    // Disconnected, isolated vertices, multi-edges, self-loops.
+    let u = [0, 0, 1, 3, 3, 3, 5, 7, 7, 2];
+    let v = [1, 1, 0, 4, 3, 4, 6, 8, 7, 2];
+    let w = [5u32, 3, 3, 1, 0, 1, 9, 2, 1, 4];
+    check("disconnected multigraph", 11, &u, &v, Some(&w), u32s);
+    // All-equal weights: the forest of lowest ids.
+    let (u, v) = random_graph(300, 1500, 11);
+    let w = vec![7u32; u.len()];
+    check("all equal", 300, &u, &v, Some(&w), u32s);
+    check::<u32>("unweighted", 300, &u, &v, None, u32s);
+    // Negative, infinite and signed-zero weights.
+    let u = [0, 1, 2, 3, 0, 1, 2, 4, 5, 5];
+    let v = [1, 2, 3, 0, 2, 3, 4, 5, 0, 3];
+    let w = [
+        -0.0,
+        0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        -3.5,
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        1e300,
+        -1e-300,
+    ];
+    check("signed zeros and infinities", 6, &u, &v, Some(&w), |w| {
+        Weights::F64(w)
+    });
+    let wf: Vec<f32> = w.iter().map(|&x| x as f32).collect();
+    check("f32 zeros and infinities", 6, &u, &v, Some(&wf), |w| {
+        Weights::F32(w)
+    });
+    let wi = [i64::MIN, i64::MAX, -1, 0, i64::MIN, 5, i64::MAX, 3, -7, 1];
+    check("i64 extremes", 6, &u, &v, Some(&wi), |w| Weights::I64(w));
+    let wu = [u64::MAX, 0, u64::MAX, 1, 2, u64::MAX - 1, 0, 9, 9, u64::MAX];
+    check("u64 extremes", 6, &u, &v, Some(&wu), |w| Weights::U64(w));
+    // Empty graphs.
+    check::<u32>("n=0", 0, &[], &[], Some(&[]), u32s);
+    check::<u32>("m=0", 5, &[], &[], Some(&[]), u32s);
+    check::<u32>("one self-loop", 1, &[0], &[0], Some(&[1]), u32s);
+}
+
+#[test]
+fn totals_are_exact_for_wide_integers() {
+    let ctx = Context::new(&Options::default()).unwrap();
+    let (u, v) = ([0u32, 1, 2], [1u32, 2, 3]);
+    let w = [u64::MAX, u64::MAX, u64::MAX];
+    let forest = ctx
+        .msf(
+            &Graph::EdgeList {
+                num_vertices: 4,
+                u: &u,
+                v: &v,
+                weights: Some(Weights::U64(&w)),
+            },
+            &MsfOptions::default(),
+        )
+        .unwrap();
+    assert_eq!(forest.total_weight, TotalWeight::Int(3 * u64::MAX as i128));
+}
+
+#[test]
+fn bad_graphs_name_the_offending_index() {
+    let ctx = Context::new(&Options::default()).unwrap();
+    let msf = |g: Graph| ctx.msf(&g, &MsfOptions::default()).unwrap_err();
+    let e = msf(Graph::EdgeList {
+        num_vertices: 3,
+        u: &[0, 1, 5],
+        v: &[1, 2, 0],
+        weights: None,
+    });
+    assert_eq!(e.status(), Status::InvalidGraph);
+    assert!(
+        e.message().contains("edge 2") && e.message().contains("u = 5"),
+        "{e}"
+    );
+    let e = msf(Graph::EdgeList {
+        num_vertices: 3,
+        u: &[0, 1],
+        v: &[1, 3],
+        weights: None,
+    });
+    assert!(
+        e.message().contains("edge 1") && e.message().contains("v = 3"),
+        "{e}"
+    );
+    let e = msf(Graph::EdgeList {
+        num_vertices: 3,
+        u: &[0, 1],
+        v: &[1],
+        weights: None,
+    });
+    assert_eq!(e.status(), Status::InvalidArgument);
+    let e = msf(Graph::EdgeList {
+        num_vertices: 3,
+        u: &[0, 1],
+        v: &[1, 2],
+        weights: Some(Weights::F32(&[1.0])),
+    });
+    assert_eq!(e.status(), Status::InvalidArgument, "{e}");
+    let e = msf(Graph::EdgeList {
+        num_vertices: 3,
+        u: &[0, 1, 0],
+        v: &[1, 2, 2],
+        weights: Some(Weights::F64(&[1.0, f64::NAN, 2.0])),
+    });
+    assert_eq!(e.status(), Status::InvalidGraph);
+    assert!(e.message().contains("edge 1 has a NaN"), "{e}");
+    // CSR: offsets not monotone, wrong end, target out of range, asymmetric, NaN.
+    let e = msf(Graph::Csr {
+        offsets: &[0, 2, 1, 2],
+        targets: &[1, 2],
+        weights: None,
+    });
+    assert!(e.message().contains("offsets[2] = 1"), "{e}");
+    let e = msf(Graph::Csr {
+        offsets: &[0, 1, 2, 3],
+        targets: &[1, 0],
+        weights: None,
+    });
+    assert!(e.message().contains("offsets[3] = 3"), "{e}");
+    let e = msf(Graph::Csr {
+        offsets: &[0, 1, 2],
+        targets: &[1, 7],
+        weights: None,
+    });
+    assert!(e.message().contains("targets[1] = 7"), "{e}");
+    let e = msf(Graph::Csr {
+        offsets: &[0, 1, 2, 2],
+        targets: &[1, 2],
+        weights: None,
+    });
+    assert_eq!(e.status(), Status::InvalidGraph);
+    assert!(e.message().contains("not symmetric"), "{e}");
+    let e = msf(Graph::Csr {
+        offsets: &[0, 1, 2],
+        targets: &[1, 0],
+        weights: Some(Weights::I32(&[4, 5])),
+    });
+    assert!(
+        e.message().contains("not symmetric") && e.message().contains("entry"),
+        "{e}"
+    );
+    let e = msf(Graph::Csr {
+        offsets: &[0, 1, 2],
+        targets: &[1, 0],
+        weights: Some(Weights::F32(&[f32::NAN, f32::NAN])),
+    });
+    assert!(e.message().contains("NaN"), "{e}");
+    let e = msf(Graph::Csr {
+        offsets: &[],
+        targets: &[],
+        weights: None,
+    });
+    assert_eq!(e.status(), Status::InvalidArgument);
+}
