@@ -1,6 +1,12 @@
-//! `auto` on the CPU: Kruskal over radix-sorted priorities, where each block of
-//! edges is first filtered in parallel (edges inside one current tree are dropped by
-//! read-only finds) and only the survivors go through the sequential unions.
+//! `auto` on the CPU: filter-Kruskal (Osipov, Sanders and Singler's idea) with radix
+//! sorting and parallel filtering.
+//!
+//! Rather than sorting every edge, each round picks a pivot priority (from a sample)
+//! below which about as many edges lie as the forest can still take, partitions the
+//! live edges around it, radix-sorts only the light part and runs Kruskal on it. The
+//! heavy part is then filtered in parallel: an edge whose ends are already in one
+//! tree can never join the forest. What survives is the next round's input. On most
+//! graphs one or two rounds see every useful edge and most edges are never sorted.
 
 use rayon::prelude::*;
 
@@ -8,29 +14,66 @@ use super::prepare::{Prepared, Priority};
 use super::radix::radix_sort;
 use super::union_find::UnionFind;
 
-/// Edges per filtered block.
-const BLOCK: usize = 1 << 16;
+/// Live edge sets at most this large are simply sorted whole.
+const SORT_WHOLE: usize = 1 << 17;
+/// Sorted edges checked per parallel pre-filter block in the Kruskal pass.
+const BLOCK: usize = 1 << 14;
 
 pub(crate) fn filter_kruskal<P: Priority>(graph: Prepared<'_, P>) -> Vec<usize> {
     let Prepared {
         num_vertices,
         u,
         v,
-        mut priority,
-        ..
+        priority: mut live,
     } = graph;
-    radix_sort(&mut priority);
+    let (u, v) = (&u[..], &v[..]);
     let mut sets = UnionFind::new(num_vertices);
     let mut forest = Vec::with_capacity(num_vertices.saturating_sub(1));
-    let target = num_vertices.saturating_sub(1);
-    for block in priority.chunks(BLOCK) {
-        if forest.len() == target {
-            break;
+    let wanted = num_vertices.saturating_sub(1);
+    let mut round = 0u64;
+    while !live.is_empty() && forest.len() < wanted {
+        let light = if live.len() <= SORT_WHOLE {
+            std::mem::take(&mut live)
+        } else {
+            // Aim for twice as many light edges as the forest still lacks.
+            let target = (2 * (wanted - forest.len())).clamp(SORT_WHOLE, live.len());
+            let pivot = sample_pivot(&live, target, round);
+            let (light, heavy): (Vec<P>, Vec<P>) = live.par_iter().partition(|&&p| p <= pivot);
+            live = heavy;
+            light
+        };
+        kruskal_sorted(light, u, v, &mut sets, &mut forest);
+        if !live.is_empty() && forest.len() < wanted {
+            sets.flatten();
+            let shared = &sets;
+            live = live
+                .into_par_iter()
+                .filter(|p| {
+                    let e = p.position();
+                    shared.find_shared(u[e]) != shared.find_shared(v[e])
+                })
+                .collect();
         }
-        let shared = &sets;
+        round += 1;
+    }
+    forest
+}
+
+/// Sorts `edges` and adds each that joins two trees, pre-filtering blocks of sorted
+/// edges in parallel so the sequential unions only see candidates.
+fn kruskal_sorted<P: Priority>(
+    mut edges: Vec<P>,
+    u: &[u32],
+    v: &[u32],
+    sets: &mut UnionFind,
+    forest: &mut Vec<usize>,
+) {
+    radix_sort(&mut edges);
+    for block in edges.chunks(BLOCK) {
+        let shared = &*sets;
         let crossing: Vec<usize> = block
             .par_iter()
-            .with_min_len(4096)
+            .with_min_len(1024)
             .filter_map(|p| {
                 let e = p.position();
                 (shared.find_shared(u[e]) != shared.find_shared(v[e])).then_some(e)
@@ -42,5 +85,21 @@ pub(crate) fn filter_kruskal<P: Priority>(graph: Prepared<'_, P>) -> Vec<usize> 
             }
         }
     }
-    forest
+}
+
+/// A priority with about `target` of `live` at or below it, estimated from a sample.
+fn sample_pivot<P: Priority>(live: &[P], target: usize, round: u64) -> P {
+    const SAMPLES: usize = 4096;
+    let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ round.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    let mut sample: Vec<P> = (0..SAMPLES)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            live[(state % live.len() as u64) as usize]
+        })
+        .collect();
+    sample.sort_unstable();
+    let rank = ((target as f64 / live.len() as f64) * SAMPLES as f64) as usize;
+    sample[rank.min(SAMPLES - 1)]
 }

@@ -93,7 +93,10 @@ mod tests {
         radix_sort(&mut data);
         assert_eq!(data, expected);
 
-        let mut wide: Vec<u128> = (0..100_000u128).rev().map(|i| ((i % 7) << 64) | i).collect();
+        let mut wide: Vec<u128> = (0..100_000u128)
+            .rev()
+            .map(|i| ((i % 7) << 64) | i)
+            .collect();
         let mut expected = wide.clone();
         expected.sort_unstable();
         radix_sort(&mut wide);

@@ -141,10 +141,12 @@ pub(crate) fn scan<T: Element, M: Monoid<T>>(
     if let Some(src) = src {
         debug_assert_eq!(src.len(), n);
     }
-    if n <= chunk || pool.current_num_threads() == 1 {
+    if n <= chunk {
         scan_chunk::<T, M>(src, dst, 0, M::IDENTITY, kind, seg);
         return;
     }
+    // Even with one thread, go through the chunked carries below: float sums must be
+    // associated the same way whatever the thread count.
 
     let num_chunks = n.div_ceil(chunk);
     let carries: Vec<Carry> = (0..num_chunks)

@@ -1,0 +1,1811 @@
+//! Property tests of the CPU tier's primitives against naive sequential references.
+//!
+//! Every primitive (scan, segmented scan by flags and by offsets, argmin/argmax and their
+//! segmented forms) is run for every operator, direction, element type, in place and out
+//! of place, with 1, 2 and 3 worker threads (one thread takes the sequential path, more
+//! take the chunked parallel path), and compared with a plain loop written here.
+//!
+//! Data come from a seed (so proptest shrinks sizes and patterns, not megabytes of
+//! elements): random, small exact integers, all equal, sorted, reversed, type extremes,
+//! NaN / ±inf / ±0.0, heavy ties, and planted extremes near chunk and task boundaries.
+//!
+//! Comparison rules follow `gpumst::types`: min/max results and arg-reduction values are
+//! compared bit for bit (the sign of a zero and a NaN's payload must be the ones of the
+//! element kept); integer sums wrap and are compared exactly; float sums are compared
+//! exactly when every association gives the same result (small integers, NaN, ±inf),
+//! within a rounding bound otherwise, and only for forced NaNs when ±MAX can overflow.
+
+use std::sync::OnceLock;
+
+use gpumst::{Context, Element, Options, ScanKind, ScanOp, Status, Tier, EMPTY_SEGMENT};
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+
+/// Worker-thread counts every check runs with.
+const THREADS: [usize; 3] = [1, 2, 3];
+
+/// Elements per scan chunk of the CPU tier for 4-byte and 8-byte types, and elements per
+/// parallel task of its arg-reductions: sizes below straddle these.
+const CHUNK4: usize = 32 * 1024;
+const CHUNK8: usize = 16 * 1024;
+const TASK: usize = 1 << 16;
+
+/// Sizes that sit on and around powers of two, chunk and task boundaries, and primes.
+const INTERESTING_SIZES: &[usize] = &[
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    7,
+    8,
+    9,
+    13,
+    31,
+    32,
+    33,
+    63,
+    64,
+    65,
+    127,
+    128,
+    129,
+    2039,
+    2047,
+    2048,
+    2049,
+    4093,
+    8191,
+    16381,
+    CHUNK8 - 1,
+    CHUNK8,
+    CHUNK8 + 1,
+    2 * CHUNK8 + 1,
+    32749,
+    CHUNK4 - 1,
+    CHUNK4,
+    CHUNK4 + 1,
+    49157,
+    65521,
+    TASK - 1,
+    TASK,
+    TASK + 1,
+    69997,
+];
+
+/// Largest size a proptest case draws (sizes are kept moderate for debug-build CI).
+const MAX_PROPTEST_N: usize = 70_000;
+
+fn ctx(threads: usize) -> &'static Context {
+    static CONTEXTS: OnceLock<Vec<Context>> = OnceLock::new();
+    let all = CONTEXTS.get_or_init(|| {
+        THREADS
+            .iter()
+            .map(|&t| {
+                Context::new(&Options {
+                    tier: Tier::Cpu,
+                    cpu_threads: t,
+                    ..Default::default()
+                })
+                .unwrap_or_else(|e| panic!("CPU context with {t} threads: {e}"))
+            })
+            .collect()
+    });
+    let i = THREADS
+        .iter()
+        .position(|&t| t == threads)
+        .expect("thread count is one of THREADS");
+    &all[i]
+}
+
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+// ---- deterministic data ---------------------------------------------------------------
+
+/// splitmix64: data are built from a seed so that proptest only shrinks the case shape.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// True with probability 1 / `n`.
+    fn one_in(&mut self, n: usize) -> bool {
+        self.below(n) == 0
+    }
+
+    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len())]
+    }
+}
+
+// ---- element types --------------------------------------------------------------------
+
+/// What the tests need of an element type, written independently of the crate's own
+/// operator implementations.
+trait TestElem: Element {
+    const NAME: &'static str;
+    const IS_FLOAT: bool;
+    /// Machine epsilon (0 for integers).
+    const EPS: f64;
+    /// Identity of `Min`: the type's maximum, +inf for floats.
+    const MIN_IDENTITY: Self;
+    /// Identity of `Max`: the type's minimum, -inf for floats.
+    const MAX_IDENTITY: Self;
+    /// Wrapping (integers) or IEEE (floats) addition.
+    fn plus(self, other: Self) -> Self;
+    fn nan(self) -> bool;
+    /// Exact bit pattern, for bitwise comparisons.
+    fn bits(self) -> u64;
+    fn as_f64(self) -> f64;
+    /// A small integer (wrapping into unsigned types).
+    fn small(v: i64) -> Self;
+    /// Integers: any bit pattern. Floats: finite, sign random, magnitude 2^-20..2^20.
+    fn random(rng: &mut Rng) -> Self;
+    /// MIN/MAX and neighbours; for floats also ±MAX, ±inf, NaNs, ±0, subnormals.
+    fn extremes() -> Vec<Self>;
+    /// Values whose sums do not depend on association: integer MIN/MAX, float NaN/±inf/±0.
+    fn sum_specials() -> Vec<Self>;
+    /// A tiny set of values, so that extremes tie a lot (±0.0 for floats).
+    fn ties() -> Vec<Self>;
+    /// Values below 1 (the minimum of planted data; ±0.0 tie for floats).
+    fn planted_low() -> Vec<Self>;
+    /// Values above 8 (the maximum of planted data).
+    fn planted_high() -> Vec<Self>;
+    /// NaNs with distinct bit patterns (none for integers).
+    fn nans() -> Vec<Self>;
+    /// What output buffers are filled with before a call, to catch unwritten slots.
+    fn garbage() -> Self;
+}
+
+macro_rules! int_elem {
+    ($t:ty) => {
+        impl TestElem for $t {
+            const NAME: &'static str = stringify!($t);
+            const IS_FLOAT: bool = false;
+            const EPS: f64 = 0.0;
+            const MIN_IDENTITY: Self = <$t>::MAX;
+            const MAX_IDENTITY: Self = <$t>::MIN;
+            fn plus(self, other: Self) -> Self {
+                self.wrapping_add(other)
+            }
+            fn nan(self) -> bool {
+                false
+            }
+            fn bits(self) -> u64 {
+                self as u64
+            }
+            fn as_f64(self) -> f64 {
+                self as f64
+            }
+            fn small(v: i64) -> Self {
+                v as $t
+            }
+            fn random(rng: &mut Rng) -> Self {
+                rng.next() as $t
+            }
+            fn extremes() -> Vec<Self> {
+                vec![
+                    <$t>::MIN,
+                    <$t>::MIN.wrapping_add(1),
+                    <$t>::MAX.wrapping_sub(1),
+                    <$t>::MAX,
+                    0,
+                    1,
+                    (-1i64) as $t,
+                    2,
+                ]
+            }
+            fn sum_specials() -> Vec<Self> {
+                vec![<$t>::MIN, <$t>::MAX]
+            }
+            fn ties() -> Vec<Self> {
+                vec![<$t>::MIN, 0, 1, <$t>::MAX]
+            }
+            fn planted_low() -> Vec<Self> {
+                vec![<$t>::MIN, 0]
+            }
+            fn planted_high() -> Vec<Self> {
+                vec![<$t>::MAX, 9]
+            }
+            fn nans() -> Vec<Self> {
+                Vec::new()
+            }
+            fn garbage() -> Self {
+                0x5A5A_5A5A_5A5A_5A5Au64 as $t
+            }
+        }
+    };
+}
+
+macro_rules! float_elem {
+    ($t:ty, $bits:ty, $neg_nan:expr, $payload_nan:expr) => {
+        impl TestElem for $t {
+            const NAME: &'static str = stringify!($t);
+            const IS_FLOAT: bool = true;
+            const EPS: f64 = <$t>::EPSILON as f64;
+            const MIN_IDENTITY: Self = <$t>::INFINITY;
+            const MAX_IDENTITY: Self = <$t>::NEG_INFINITY;
+            fn plus(self, other: Self) -> Self {
+                self + other
+            }
+            fn nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            fn bits(self) -> u64 {
+                self.to_bits() as u64
+            }
+            fn as_f64(self) -> f64 {
+                self as f64
+            }
+            fn small(v: i64) -> Self {
+                v as $t
+            }
+            fn random(rng: &mut Rng) -> Self {
+                let mantissa = 1.0 + (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+                let exponent = rng.below(41) as i32 - 20;
+                let sign = if rng.one_in(2) { -1.0 } else { 1.0 };
+                (sign * mantissa * 2f64.powi(exponent)) as $t
+            }
+            fn extremes() -> Vec<Self> {
+                vec![
+                    <$t>::MAX,
+                    -<$t>::MAX,
+                    <$t>::INFINITY,
+                    <$t>::NEG_INFINITY,
+                    <$t>::NAN,
+                    <$t>::from_bits($neg_nan),
+                    <$t>::from_bits($payload_nan),
+                    0.0,
+                    -0.0,
+                    <$t>::MIN_POSITIVE,
+                    -<$t>::MIN_POSITIVE,
+                    <$t>::from_bits(1),
+                    -<$t>::from_bits(1),
+                    1.0,
+                    -1.0,
+                    <$t>::EPSILON,
+                ]
+            }
+            fn sum_specials() -> Vec<Self> {
+                vec![
+                    <$t>::NAN,
+                    <$t>::from_bits($neg_nan),
+                    <$t>::INFINITY,
+                    <$t>::NEG_INFINITY,
+                    0.0,
+                    -0.0,
+                ]
+            }
+            fn ties() -> Vec<Self> {
+                vec![0.0, -0.0, 1.0, -1.0]
+            }
+            fn planted_low() -> Vec<Self> {
+                vec![0.0, -0.0]
+            }
+            fn planted_high() -> Vec<Self> {
+                vec![<$t>::INFINITY, 9.0]
+            }
+            fn nans() -> Vec<Self> {
+                vec![
+                    <$t>::NAN,
+                    <$t>::from_bits($neg_nan),
+                    <$t>::from_bits($payload_nan),
+                ]
+            }
+            fn garbage() -> Self {
+                <$t>::from_bits(($payload_nan as $bits) ^ 0x5A)
+            }
+        }
+    };
+}
+
+int_elem!(i32);
+int_elem!(u32);
+int_elem!(i64);
+int_elem!(u64);
+float_elem!(f32, u32, 0xFFC0_0000u32, 0x7FC0_0123u32);
+float_elem!(f64, u64, 0xFFF8_0000_0000_0000u64, 0x7FF8_0000_0000_0123u64);
+
+fn show<T: TestElem>(x: T) -> String {
+    format!("{x:?} (bits {:#x})", x.bits())
+}
+
+// ---- references -----------------------------------------------------------------------
+
+fn ref_identity<T: TestElem>(op: ScanOp) -> T {
+    match op {
+        ScanOp::Sum => T::small(0),
+        ScanOp::Min => T::MIN_IDENTITY,
+        ScanOp::Max => T::MAX_IDENTITY,
+    }
+}
+
+/// `acc ⊕ x`: NaN is the extreme and sticks; among equal values the earlier stays.
+fn ref_combine<T: TestElem>(op: ScanOp, acc: T, x: T) -> T {
+    match op {
+        ScanOp::Sum => acc.plus(x),
+        ScanOp::Min => {
+            if acc.nan() {
+                acc
+            } else if x.nan() || x < acc {
+                x
+            } else {
+                acc
+            }
+        }
+        ScanOp::Max => {
+            if acc.nan() {
+                acc
+            } else if x.nan() || x > acc {
+                x
+            } else {
+                acc
+            }
+        }
+    }
+}
+
+/// Sequential segmented scan; `heads[i]` starts a segment at `i`.
+fn ref_scan<T: TestElem>(data: &[T], heads: &[bool], op: ScanOp, kind: ScanKind) -> Vec<T> {
+    assert_eq!(data.len(), heads.len());
+    let mut out = Vec::with_capacity(data.len());
+    let mut acc = ref_identity::<T>(op);
+    for (&x, &head) in data.iter().zip(heads) {
+        if head {
+            acc = ref_identity::<T>(op);
+        }
+        match kind {
+            ScanKind::Inclusive => {
+                acc = ref_combine(op, acc, x);
+                out.push(acc);
+            }
+            ScanKind::Exclusive => {
+                out.push(acc);
+                acc = ref_combine(op, acc, x);
+            }
+        }
+    }
+    out
+}
+
+/// Per output slot of a float sum scan: the sum of |x| and the count of the elements it
+/// covers, and whether every association of those elements gives NaN.
+struct SumAux {
+    abs: Vec<f64>,
+    count: Vec<f64>,
+    forced_nan: Vec<bool>,
+}
+
+fn sum_aux<T: TestElem>(data: &[T], heads: &[bool], kind: ScanKind) -> SumAux {
+    let n = data.len();
+    let mut aux = SumAux {
+        abs: Vec::with_capacity(n),
+        count: Vec::with_capacity(n),
+        forced_nan: Vec::with_capacity(n),
+    };
+    let (mut abs, mut count, mut nan, mut pos_inf, mut neg_inf) = (0.0, 0.0, false, false, false);
+    for (&x, &head) in data.iter().zip(heads) {
+        if head {
+            (abs, count, nan, pos_inf, neg_inf) = (0.0, 0.0, false, false, false);
+        }
+        let mut push = |abs: f64, count: f64, forced: bool| {
+            aux.abs.push(abs);
+            aux.count.push(count);
+            aux.forced_nan.push(forced);
+        };
+        if kind == ScanKind::Exclusive {
+            push(abs, count, nan || (pos_inf && neg_inf));
+        }
+        let v = x.as_f64();
+        nan |= v.is_nan();
+        pos_inf |= v == f64::INFINITY;
+        neg_inf |= v == f64::NEG_INFINITY;
+        if v.is_finite() {
+            abs += v.abs();
+        }
+        count += 1.0;
+        if kind == ScanKind::Inclusive {
+            push(abs, count, nan || (pos_inf && neg_inf));
+        }
+    }
+    aux
+}
+
+/// How float sums are compared (integer sums and all min/max results are always exact).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SumCheck {
+    /// Every association gives the same value (small integers, NaN, ±inf): `==`, NaN for NaN.
+    Exact,
+    /// Finite data of varied magnitude: within the rounding bound of two summation orders.
+    Rounding,
+    /// ±MAX present, so overflow depends on association: only forced NaNs are checked.
+    NanOnly,
+}
+
+fn compare_scan<T: TestElem>(
+    got: &[T],
+    want: &[T],
+    op: ScanOp,
+    check: SumCheck,
+    aux: Option<&SumAux>,
+) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!("length {} != {}", got.len(), want.len()));
+    }
+    let float_sum = T::IS_FLOAT && op == ScanOp::Sum;
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        let ok = if !float_sum {
+            g.bits() == w.bits()
+        } else {
+            let aux = aux.expect("float sums come with their rounding bounds");
+            match check {
+                SumCheck::Exact => {
+                    if w.nan() {
+                        g.nan()
+                    } else {
+                        g == w
+                    }
+                }
+                SumCheck::Rounding => {
+                    if w.nan() {
+                        g.nan()
+                    } else if w.as_f64().is_infinite() {
+                        g == w
+                    } else {
+                        let bound = 2.0 * (aux.count[i] + 1.0) * T::EPS * aux.abs[i];
+                        !g.nan() && (g.as_f64() - w.as_f64()).abs() <= bound
+                    }
+                }
+                SumCheck::NanOnly => !aux.forced_nan[i] || g.nan(),
+            }
+        };
+        if !ok {
+            return Err(format!(
+                "first mismatch at index {i}: got {}, want {}",
+                show(g),
+                show(w)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// First index of the minimum (maximum); the first NaN wins.
+fn ref_arg<T: TestElem>(data: &[T], min: bool) -> Option<(T, usize)> {
+    let mut best: Option<(T, usize)> = None;
+    for (i, &x) in data.iter().enumerate() {
+        best = match best {
+            None => Some((x, i)),
+            Some((b, _)) if b.nan() => break,
+            Some((b, _)) if x.nan() || (min && x < b) || (!min && x > b) => Some((x, i)),
+            keep => keep,
+        };
+    }
+    best
+}
+
+// ---- case shapes ----------------------------------------------------------------------
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DataPattern {
+    Random,
+    SmallInt,
+    AllEqual,
+    Sorted,
+    Reversed,
+    Extremes,
+    SparseSpecials,
+    Ties,
+    Planted,
+    PlantedNan,
+}
+
+impl DataPattern {
+    const ALL: [DataPattern; 10] = [
+        DataPattern::Random,
+        DataPattern::SmallInt,
+        DataPattern::AllEqual,
+        DataPattern::Sorted,
+        DataPattern::Reversed,
+        DataPattern::Extremes,
+        DataPattern::SparseSpecials,
+        DataPattern::Ties,
+        DataPattern::Planted,
+        DataPattern::PlantedNan,
+    ];
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SegPattern {
+    /// One segment (flags all zero, even at index 0; offsets `[0, n]`).
+    NoHeads,
+    /// Every element is its own segment.
+    AllHeads,
+    /// Heads with probability 1/2, 1/100, 1/30000.
+    Dense,
+    Sparse,
+    VerySparse,
+    /// Heads on and around chunk and block boundaries.
+    ChunkEdges,
+}
+
+impl SegPattern {
+    const ALL: [SegPattern; 6] = [
+        SegPattern::NoHeads,
+        SegPattern::AllHeads,
+        SegPattern::Dense,
+        SegPattern::Sparse,
+        SegPattern::VerySparse,
+        SegPattern::ChunkEdges,
+    ];
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Case {
+    n: usize,
+    seed: u64,
+    data: DataPattern,
+    seg: SegPattern,
+    /// Add empty segments to the offsets (at the start, inside and at the end).
+    empties: bool,
+}
+
+fn case_strategy() -> impl Strategy<Value = Case> {
+    let sizes = prop_oneof![
+        3 => prop::sample::select(INTERESTING_SIZES.to_vec()),
+        1 => 0..=MAX_PROPTEST_N,
+    ];
+    (
+        sizes,
+        any::<u64>(),
+        prop::sample::select(DataPattern::ALL.to_vec()),
+        prop::sample::select(SegPattern::ALL.to_vec()),
+        any::<bool>(),
+    )
+        .prop_map(|(n, seed, data, seg, empties)| Case {
+            n,
+            seed,
+            data,
+            seg,
+            empties,
+        })
+}
+
+/// A position, often right on or next to a block / chunk / task boundary.
+fn boundary_position(rng: &mut Rng, n: usize) -> usize {
+    if rng.one_in(2) {
+        let unit = rng.pick(&[2048usize, CHUNK8, CHUNK4, TASK]);
+        let k = n / unit;
+        if k > 0 {
+            let p = (1 + rng.below(k)) * unit;
+            return (p + rng.below(3)).saturating_sub(1).min(n - 1);
+        }
+    }
+    rng.below(n)
+}
+
+/// Builds data of `pattern` and says how float sums over it can be compared.
+fn make_data<T: TestElem>(pattern: DataPattern, n: usize, rng: &mut Rng) -> (Vec<T>, SumCheck) {
+    let float_check = |check: SumCheck| {
+        if T::IS_FLOAT {
+            check
+        } else {
+            SumCheck::Exact
+        }
+    };
+    // Small enough that no float sum over `n` of them rounds.
+    let small_range = if n > 2_000_000 { 1 } else { 8 };
+    let small =
+        |rng: &mut Rng| T::small(rng.below(2 * small_range + 1) as i64 - small_range as i64);
+    match pattern {
+        DataPattern::Random => (
+            (0..n).map(|_| T::random(rng)).collect(),
+            float_check(SumCheck::Rounding),
+        ),
+        DataPattern::SmallInt => ((0..n).map(|_| small(rng)).collect(), SumCheck::Exact),
+        DataPattern::AllEqual => match rng.below(3) {
+            0 => (vec![small(rng); n], SumCheck::Exact),
+            1 => (vec![rng.pick(&T::sum_specials()); n], SumCheck::Exact),
+            _ => (vec![T::random(rng); n], float_check(SumCheck::Rounding)),
+        },
+        DataPattern::Sorted | DataPattern::Reversed => {
+            let mut data: Vec<T> = (0..n).map(|_| T::random(rng)).collect();
+            data.sort_by(|a, b| a.partial_cmp(b).expect("random data hold no NaN"));
+            if pattern == DataPattern::Reversed {
+                data.reverse();
+            }
+            (data, float_check(SumCheck::Rounding))
+        }
+        DataPattern::Extremes => {
+            let choices = T::extremes();
+            (
+                (0..n).map(|_| rng.pick(&choices)).collect(),
+                float_check(SumCheck::NanOnly),
+            )
+        }
+        DataPattern::SparseSpecials => {
+            let specials = T::sum_specials();
+            let rate = rng.pick(&[50usize, 3000]);
+            let data = (0..n)
+                .map(|_| {
+                    if rng.one_in(rate) {
+                        rng.pick(&specials)
+                    } else {
+                        small(rng)
+                    }
+                })
+                .collect();
+            (data, SumCheck::Exact)
+        }
+        DataPattern::Ties => {
+            let choices = T::ties();
+            (
+                (0..n).map(|_| rng.pick(&choices)).collect(),
+                SumCheck::Exact,
+            )
+        }
+        DataPattern::Planted | DataPattern::PlantedNan => {
+            let mut data: Vec<T> = (0..n).map(|_| T::small(1 + rng.below(8) as i64)).collect();
+            if n > 0 {
+                let nans = T::nans();
+                let plants: Vec<Vec<T>> = if pattern == DataPattern::PlantedNan && !nans.is_empty()
+                {
+                    vec![nans]
+                } else {
+                    vec![T::planted_low(), T::planted_high()]
+                };
+                for values in plants {
+                    for _ in 0..1 + rng.below(6) {
+                        let p = boundary_position(rng, n);
+                        data[p] = rng.pick(&values);
+                    }
+                }
+            }
+            (data, SumCheck::Exact)
+        }
+    }
+}
+
+/// Segment heads (`heads[0]` is always true), plus flags and offsets describing them.
+struct Segmentation {
+    heads: Vec<bool>,
+    flags: Vec<u8>,
+    offsets: Vec<u64>,
+}
+
+fn make_segments(pattern: SegPattern, n: usize, empties: bool, rng: &mut Rng) -> Segmentation {
+    let mut heads = vec![false; n];
+    match pattern {
+        SegPattern::NoHeads => {}
+        SegPattern::AllHeads => heads.fill(true),
+        SegPattern::Dense | SegPattern::Sparse | SegPattern::VerySparse => {
+            let rate = match pattern {
+                SegPattern::Dense => 2,
+                SegPattern::Sparse => 100,
+                _ => 30_000,
+            };
+            for h in heads.iter_mut() {
+                *h = rng.one_in(rate);
+            }
+        }
+        SegPattern::ChunkEdges => {
+            for unit in [2048usize, CHUNK8, CHUNK4, TASK] {
+                let mut p = unit;
+                while p < n + 1 {
+                    for q in [p - 1, p, p + 1] {
+                        if q < n && rng.one_in(3) {
+                            heads[q] = true;
+                        }
+                    }
+                    p += unit;
+                }
+            }
+        }
+    }
+    let flags: Vec<u8> = heads
+        .iter()
+        .enumerate()
+        .map(|(i, &h)| {
+            let head = if i == 0 && pattern != SegPattern::AllHeads {
+                // Index 0 starts a segment whatever its flag says.
+                rng.one_in(2)
+            } else {
+                h
+            };
+            if head {
+                1 + rng.below(255) as u8
+            } else {
+                0
+            }
+        })
+        .collect();
+    if n > 0 {
+        heads[0] = true;
+    }
+    let mut offsets = Vec::new();
+    if empties && rng.one_in(2) {
+        offsets.push(0);
+    }
+    for (i, &h) in heads.iter().enumerate() {
+        if h {
+            offsets.push(i as u64);
+            if empties && rng.one_in(8) {
+                offsets.push(i as u64);
+            }
+        }
+    }
+    offsets.push(n as u64);
+    if empties {
+        for _ in 0..rng.below(3) {
+            offsets.push(n as u64);
+        }
+    }
+    Segmentation {
+        heads,
+        flags,
+        offsets,
+    }
+}
+
+// ---- running the primitives -----------------------------------------------------------
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Api {
+    Scan,
+    Flags,
+    Offsets,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_scan<T: TestElem>(
+    ctx: &Context,
+    api: Api,
+    in_place: bool,
+    data: &[T],
+    flags: &[u8],
+    offsets: &[u64],
+    op: ScanOp,
+    kind: ScanKind,
+) -> Result<Vec<T>, String> {
+    let result = if in_place {
+        let mut buf = data.to_vec();
+        match api {
+            Api::Scan => ctx.scan_in_place(&mut buf, op, kind),
+            Api::Flags => ctx.segmented_scan_flags_in_place(&mut buf, flags, op, kind),
+            Api::Offsets => ctx.segmented_scan_offsets_in_place(&mut buf, offsets, op, kind),
+        }
+        .map(|()| buf)
+    } else {
+        let mut out = vec![T::garbage(); data.len()];
+        match api {
+            Api::Scan => ctx.scan(data, &mut out, op, kind),
+            Api::Flags => ctx.segmented_scan_flags(data, &mut out, flags, op, kind),
+            Api::Offsets => ctx.segmented_scan_offsets(data, &mut out, offsets, op, kind),
+        }
+        .map(|()| out)
+    };
+    result.map_err(|e| format!("unexpected error: {e}"))
+}
+
+/// Which scan variants [`check_scans`] runs.
+struct Plan<'a> {
+    ops: &'a [ScanOp],
+    kinds: &'a [ScanKind],
+    threads: &'a [usize],
+    in_place: &'a [bool],
+    apis: &'a [Api],
+}
+
+/// Every operator, direction, thread count, placement and API.
+const FULL: Plan<'static> = Plan {
+    ops: &ScanOp::ALL,
+    kinds: &ScanKind::ALL,
+    threads: &THREADS,
+    in_place: &[false, true],
+    apis: &[Api::Scan, Api::Flags, Api::Offsets],
+};
+
+/// Runs the scan variants of `plan` over `data` and compares them with the reference.
+fn check_scans<T: TestElem>(
+    data: &[T],
+    seg: &Segmentation,
+    check: SumCheck,
+    plan: &Plan<'_>,
+) -> Result<(), String> {
+    let n = data.len();
+    let one_segment: Vec<bool> = (0..n).map(|i| i == 0).collect();
+    let unsegmented = plan.apis.contains(&Api::Scan);
+    let segmented = plan.apis.iter().any(|&api| api != Api::Scan);
+    for &op in plan.ops {
+        for &kind in plan.kinds {
+            let float_sum = T::IS_FLOAT && op == ScanOp::Sum;
+            let reference = |wanted: bool, heads: &[bool]| {
+                if wanted {
+                    let aux = float_sum.then(|| sum_aux(data, heads, kind));
+                    (ref_scan(data, heads, op, kind), aux)
+                } else {
+                    (Vec::new(), None)
+                }
+            };
+            let (plain, plain_aux) = reference(unsegmented, &one_segment);
+            let (segs, segs_aux) = reference(segmented, &seg.heads);
+            for &threads in plan.threads {
+                for &in_place in plan.in_place {
+                    for &api in plan.apis {
+                        let got = run_scan(
+                            ctx(threads),
+                            api,
+                            in_place,
+                            data,
+                            &seg.flags,
+                            &seg.offsets,
+                            op,
+                            kind,
+                        );
+                        let (want, aux) = match api {
+                            Api::Scan => (&plain, plain_aux.as_ref()),
+                            _ => (&segs, segs_aux.as_ref()),
+                        };
+                        got.and_then(|got| compare_scan(&got, want, op, check, aux))
+                            .map_err(|e| {
+                                format!(
+                                    "{} {op:?} {kind:?} {api:?} in_place={in_place} \
+                                     threads={threads} n={n}: {e}",
+                                    T::NAME
+                                )
+                            })?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn compare_arg<T: TestElem>(
+    got: Option<(T, usize)>,
+    want: Option<(T, usize)>,
+) -> Result<(), String> {
+    let same = match (got, want) {
+        (None, None) => true,
+        (Some((gv, gi)), Some((wv, wi))) => gv.bits() == wv.bits() && gi == wi,
+        _ => false,
+    };
+    if same {
+        Ok(())
+    } else {
+        let fmt = |x: Option<(T, usize)>| match x {
+            None => "None".to_string(),
+            Some((v, i)) => format!("({}, {i})", show(v)),
+        };
+        Err(format!("got {}, want {}", fmt(got), fmt(want)))
+    }
+}
+
+/// Runs argmin/argmax and their segmented forms over `data` and compares them with the
+/// reference.
+fn check_args<T: TestElem>(data: &[T], offsets: &[u64], threads: &[usize]) -> Result<(), String> {
+    let n = data.len();
+    let segments = offsets.len() - 1;
+    for min in [true, false] {
+        let name = if min { "argmin" } else { "argmax" };
+        let want = ref_arg(data, min);
+        let empty = if min {
+            T::MIN_IDENTITY
+        } else {
+            T::MAX_IDENTITY
+        };
+        let want_segments: Vec<(T, u64)> = offsets
+            .windows(2)
+            .map(|w| {
+                let (start, end) = (w[0] as usize, w[1] as usize);
+                match ref_arg(&data[start..end], min) {
+                    Some((v, i)) => (v, (start + i) as u64),
+                    None => (empty, EMPTY_SEGMENT),
+                }
+            })
+            .collect();
+        for &threads in threads {
+            let c = ctx(threads);
+            let context = |e: String| format!("{} {name} threads={threads} n={n}: {e}", T::NAME);
+            let got = if min { c.argmin(data) } else { c.argmax(data) }
+                .map_err(|e| context(format!("unexpected error: {e}")))?;
+            compare_arg(got, want).map_err(context)?;
+
+            let mut values = vec![T::garbage(); segments];
+            let mut indices = vec![0x5A5A_5A5Au64; segments];
+            if min {
+                c.segmented_argmin(data, offsets, &mut values, &mut indices)
+            } else {
+                c.segmented_argmax(data, offsets, &mut values, &mut indices)
+            }
+            .map_err(|e| context(format!("segmented: unexpected error: {e}")))?;
+            for (s, &(wv, wi)) in want_segments.iter().enumerate() {
+                if values[s].bits() != wv.bits() || indices[s] != wi {
+                    return Err(context(format!(
+                        "segmented, segment {s} ({}..{}): got ({}, {}), want ({}, {wi})",
+                        offsets[s],
+                        offsets[s + 1],
+                        show(values[s]),
+                        indices[s],
+                        show(wv)
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn scan_case<T: TestElem>(case: &Case) -> Result<(), TestCaseError> {
+    let mut rng = Rng(case.seed);
+    let (data, check) = make_data::<T>(case.data, case.n, &mut rng);
+    let seg = make_segments(case.seg, case.n, case.empties, &mut rng);
+    check_scans(&data, &seg, check, &FULL).map_err(TestCaseError::fail)
+}
+
+fn arg_case<T: TestElem>(case: &Case) -> Result<(), TestCaseError> {
+    let mut rng = Rng(case.seed);
+    let (data, _) = make_data::<T>(case.data, case.n, &mut rng);
+    let seg = make_segments(case.seg, case.n, case.empties, &mut rng);
+    check_args(&data, &seg.offsets, &THREADS).map_err(TestCaseError::fail)
+}
+
+proptest! {
+    #![proptest_config(config(24))]
+
+    #[test]
+    fn scans_i32(case in case_strategy()) { scan_case::<i32>(&case)?; }
+    #[test]
+    fn scans_u32(case in case_strategy()) { scan_case::<u32>(&case)?; }
+    #[test]
+    fn scans_i64(case in case_strategy()) { scan_case::<i64>(&case)?; }
+    #[test]
+    fn scans_u64(case in case_strategy()) { scan_case::<u64>(&case)?; }
+    #[test]
+    fn scans_f32(case in case_strategy()) { scan_case::<f32>(&case)?; }
+    #[test]
+    fn scans_f64(case in case_strategy()) { scan_case::<f64>(&case)?; }
+}
+
+proptest! {
+    #![proptest_config(config(48))]
+
+    #[test]
+    fn arg_reductions_i32(case in case_strategy()) { arg_case::<i32>(&case)?; }
+    #[test]
+    fn arg_reductions_u32(case in case_strategy()) { arg_case::<u32>(&case)?; }
+    #[test]
+    fn arg_reductions_i64(case in case_strategy()) { arg_case::<i64>(&case)?; }
+    #[test]
+    fn arg_reductions_u64(case in case_strategy()) { arg_case::<u64>(&case)?; }
+    #[test]
+    fn arg_reductions_f32(case in case_strategy()) { arg_case::<f32>(&case)?; }
+    #[test]
+    fn arg_reductions_f64(case in case_strategy()) { arg_case::<f64>(&case)?; }
+}
+
+// ---- hand-written examples ------------------------------------------------------------
+
+fn cpu(threads: usize) -> &'static Context {
+    let c = ctx(threads);
+    assert_eq!(c.tier(), Tier::Cpu);
+    c
+}
+
+fn bits_of<T: TestElem>(xs: &[T]) -> Vec<u64> {
+    xs.iter().map(|x| x.bits()).collect()
+}
+
+#[test]
+fn identities_are_the_documented_ones() {
+    fn check<T: TestElem>() {
+        assert_eq!(T::HIGHEST.bits(), T::MIN_IDENTITY.bits(), "{}", T::NAME);
+        assert_eq!(T::LOWEST.bits(), T::MAX_IDENTITY.bits(), "{}", T::NAME);
+        assert_eq!(T::ZERO.bits(), T::small(0).bits(), "{}", T::NAME);
+        for threads in THREADS {
+            for op in ScanOp::ALL {
+                // The exclusive scan of one element is the identity alone.
+                let mut out = [T::garbage()];
+                cpu(threads)
+                    .scan(&[T::small(5)], &mut out, op, ScanKind::Exclusive)
+                    .unwrap();
+                assert_eq!(
+                    out[0].bits(),
+                    ref_identity::<T>(op).bits(),
+                    "{} {op:?}",
+                    T::NAME
+                );
+            }
+        }
+    }
+    check::<i32>();
+    check::<u32>();
+    check::<i64>();
+    check::<u64>();
+    check::<f32>();
+    check::<f64>();
+}
+
+#[test]
+fn documented_examples() {
+    for threads in THREADS {
+        let c = cpu(threads);
+        let mut out = [0u32; 4];
+        c.scan(&[1, 2, 3, 4], &mut out, ScanOp::Sum, ScanKind::Exclusive)
+            .unwrap();
+        assert_eq!(out, [0, 1, 3, 6]);
+        c.scan(&[1, 2, 3, 4], &mut out, ScanOp::Sum, ScanKind::Inclusive)
+            .unwrap();
+        assert_eq!(out, [1, 3, 6, 10]);
+        assert_eq!(c.argmin(&[3.0f32, -1.0, -1.0]).unwrap(), Some((-1.0, 1)));
+        assert_eq!(c.argmax(&[3i64, 7, 7, -1]).unwrap(), Some((7, 1)));
+        assert_eq!(c.argmin::<u64>(&[]).unwrap(), None);
+        assert_eq!(c.argmax::<f64>(&[]).unwrap(), None);
+
+        // Integer sums wrap.
+        let mut out = [0i32; 3];
+        c.scan(
+            &[i32::MAX, 1, -1],
+            &mut out,
+            ScanOp::Sum,
+            ScanKind::Inclusive,
+        )
+        .unwrap();
+        assert_eq!(out, [i32::MAX, i32::MIN, i32::MAX]);
+        let mut out = [0u64; 2];
+        c.scan(&[u64::MAX, 2], &mut out, ScanOp::Sum, ScanKind::Inclusive)
+            .unwrap();
+        assert_eq!(out, [u64::MAX, 1]);
+
+        // NaN is the extreme of both min and max and sticks until the segment ends.
+        let data = [2.0f64, f64::NAN, -5.0, 7.0, 1.0];
+        let flags = [0u8, 0, 0, 1, 0];
+        let mut out = [0.0f64; 5];
+        c.segmented_scan_flags(&data, &mut out, &flags, ScanOp::Min, ScanKind::Inclusive)
+            .unwrap();
+        assert_eq!(out[0], 2.0);
+        assert!(out[1].is_nan() && out[2].is_nan());
+        assert_eq!(out[3..], [7.0, 1.0]);
+        c.segmented_scan_offsets(
+            &data,
+            &mut out,
+            &[0, 3, 5],
+            ScanOp::Max,
+            ScanKind::Exclusive,
+        )
+        .unwrap();
+        assert_eq!(out[0], f64::NEG_INFINITY);
+        assert_eq!(out[1], 2.0);
+        assert!(out[2].is_nan());
+        assert_eq!(out[3..], [f64::NEG_INFINITY, 7.0]);
+
+        // Float sums: NaN propagates, inf + -inf = NaN.
+        let mut out = [0.0f32; 4];
+        c.scan(
+            &[1.0f32, f32::INFINITY, 2.0, f32::NEG_INFINITY],
+            &mut out,
+            ScanOp::Sum,
+            ScanKind::Inclusive,
+        )
+        .unwrap();
+        assert_eq!(out[..3], [1.0, f32::INFINITY, f32::INFINITY]);
+        assert!(out[3].is_nan());
+
+        // Ties keep the earlier value: the sign of the first zero survives.
+        let mut out = [0.0f32; 3];
+        c.scan(
+            &[0.0f32, -0.0, -0.0],
+            &mut out,
+            ScanOp::Min,
+            ScanKind::Inclusive,
+        )
+        .unwrap();
+        assert_eq!(bits_of(&out), bits_of(&[0.0f32, 0.0, 0.0]));
+        c.scan(
+            &[-0.0f32, 0.0, 1.0],
+            &mut out,
+            ScanOp::Max,
+            ScanKind::Inclusive,
+        )
+        .unwrap();
+        assert_eq!(bits_of(&out), bits_of(&[-0.0f32, -0.0, 1.0]));
+        assert_eq!(
+            c.argmin(&[1.0f64, -0.0, 0.0])
+                .unwrap()
+                .map(|(v, i)| (v.to_bits(), i)),
+            Some(((-0.0f64).to_bits(), 1))
+        );
+        assert_eq!(
+            c.argmax(&[0.0f32, -0.0])
+                .unwrap()
+                .map(|(v, i)| (v.to_bits(), i)),
+            Some((0.0f32.to_bits(), 0))
+        );
+
+        // The first NaN wins an arg-reduction, whatever its sign or payload.
+        let neg_nan = f32::from_bits(0xFFC0_0000);
+        let got = c
+            .argmax(&[1.0f32, neg_nan, f32::INFINITY, f32::NAN])
+            .unwrap();
+        assert_eq!(got.map(|(v, i)| (v.to_bits(), i)), Some((0xFFC0_0000, 1)));
+        let got = c.argmin(&[f32::NEG_INFINITY, f32::NAN]).unwrap();
+        assert_eq!(
+            got.map(|(v, i)| (v.to_bits(), i)),
+            Some((f32::NAN.to_bits(), 1))
+        );
+
+        // Empty segments: identity value, EMPTY_SEGMENT index.
+        let data = [4i32, -2, 9];
+        let offsets = [0u64, 0, 2, 2, 3, 3];
+        let mut values = [0i32; 5];
+        let mut indices = [0u64; 5];
+        c.segmented_argmin(&data, &offsets, &mut values, &mut indices)
+            .unwrap();
+        assert_eq!(values, [i32::MAX, -2, i32::MAX, 9, i32::MAX]);
+        assert_eq!(indices, [EMPTY_SEGMENT, 1, EMPTY_SEGMENT, 2, EMPTY_SEGMENT]);
+        c.segmented_argmax(&data, &offsets, &mut values, &mut indices)
+            .unwrap();
+        assert_eq!(values, [i32::MIN, 4, i32::MIN, 9, i32::MIN]);
+        assert_eq!(indices, [EMPTY_SEGMENT, 0, EMPTY_SEGMENT, 2, EMPTY_SEGMENT]);
+    }
+}
+
+#[test]
+fn empty_inputs() {
+    for threads in THREADS {
+        let c = cpu(threads);
+        for op in ScanOp::ALL {
+            for kind in ScanKind::ALL {
+                let mut out: [f32; 0] = [];
+                c.scan(&[], &mut out, op, kind).unwrap();
+                c.scan_in_place(&mut out, op, kind).unwrap();
+                c.segmented_scan_flags(&[], &mut out, &[], op, kind)
+                    .unwrap();
+                c.segmented_scan_flags_in_place(&mut out, &[], op, kind)
+                    .unwrap();
+                for offsets in [&[0u64][..], &[0, 0, 0]] {
+                    c.segmented_scan_offsets(&[], &mut out, offsets, op, kind)
+                        .unwrap();
+                    c.segmented_scan_offsets_in_place(&mut out, offsets, op, kind)
+                        .unwrap();
+                }
+            }
+        }
+        assert_eq!(c.argmin::<i32>(&[]).unwrap(), None);
+        let (mut values, mut indices) = ([7i64; 2], [7u64; 2]);
+        c.segmented_argmax::<i64>(&[], &[0, 0, 0], &mut values, &mut indices)
+            .unwrap();
+        assert_eq!(values, [i64::MIN; 2]);
+        assert_eq!(indices, [EMPTY_SEGMENT; 2]);
+        c.segmented_argmin::<i64>(&[], &[0], &mut [], &mut [])
+            .unwrap();
+    }
+}
+
+// ---- large sizes ----------------------------------------------------------------------
+
+/// Builds `pattern` data and `seg` segments of `n` elements from `seed`.
+fn large_case<T: TestElem>(
+    n: usize,
+    seed: u64,
+    pattern: DataPattern,
+    seg: SegPattern,
+) -> (Vec<T>, SumCheck, Segmentation) {
+    let mut rng = Rng(seed);
+    let (data, check) = make_data::<T>(pattern, n, &mut rng);
+    let segments = make_segments(seg, n, true, &mut rng);
+    (data, check, segments)
+}
+
+/// Every small interesting size (0, 1, 2, 2^k - 1, 2^k, 2^k + 1, primes) for every type
+/// and every variant, whatever proptest happens to draw.
+#[test]
+fn every_small_size_for_every_type() {
+    fn run<T: TestElem>() {
+        for (k, &n) in INTERESTING_SIZES.iter().filter(|&&n| n <= 4096).enumerate() {
+            let pattern = DataPattern::ALL[k % DataPattern::ALL.len()];
+            let seg = SegPattern::ALL[k % SegPattern::ALL.len()];
+            let (data, check, segments) = large_case::<T>(n, k as u64, pattern, seg);
+            check_scans(&data, &segments, check, &FULL)
+                .unwrap_or_else(|e| panic!("{pattern:?} {seg:?}: {e}"));
+            check_args(&data, &segments.offsets, &THREADS)
+                .unwrap_or_else(|e| panic!("{pattern:?} {seg:?}: {e}"));
+        }
+    }
+    run::<i32>();
+    run::<u32>();
+    run::<i64>();
+    run::<u64>();
+    run::<f32>();
+    run::<f64>();
+}
+
+/// Sizes around the type's scan chunk and the arg-reduction task, for every type, on the
+/// parallel path.
+#[test]
+fn chunk_boundary_sizes_for_every_type() {
+    fn run<T: TestElem>(seed: u64) {
+        let plan = Plan {
+            threads: &[2],
+            in_place: &[false],
+            apis: &[Api::Scan, Api::Offsets],
+            ..FULL
+        };
+        let chunk = if std::mem::size_of::<T>() == 4 {
+            CHUNK4
+        } else {
+            CHUNK8
+        };
+        let sizes = [
+            chunk - 1,
+            chunk,
+            chunk + 1,
+            2 * chunk + 1,
+            65521,
+            TASK - 1,
+            TASK + 1,
+        ];
+        for (k, &n) in sizes.iter().enumerate() {
+            let pattern = DataPattern::ALL[(k + seed as usize) % DataPattern::ALL.len()];
+            let seg = SegPattern::ALL[k % SegPattern::ALL.len()];
+            let (data, check, segments) = large_case::<T>(n, seed + k as u64, pattern, seg);
+            check_scans(&data, &segments, check, &plan)
+                .unwrap_or_else(|e| panic!("{pattern:?} {seg:?}: {e}"));
+            check_args(&data, &segments.offsets, &[2])
+                .unwrap_or_else(|e| panic!("{pattern:?} {seg:?}: {e}"));
+        }
+    }
+    run::<i32>(100);
+    run::<u32>(200);
+    run::<i64>(300);
+    run::<u64>(400);
+    run::<f32>(500);
+    run::<f64>(600);
+}
+
+/// Sizes around several chunks and tasks, every type, every scan variant.
+#[test]
+fn scans_straddling_many_chunks() {
+    fn run<T: TestElem>(n: usize, seed: u64, pattern: DataPattern, seg: SegPattern) {
+        let (data, check, segments) = large_case::<T>(n, seed, pattern, seg);
+        check_scans(&data, &segments, check, &FULL)
+            .unwrap_or_else(|e| panic!("{pattern:?} {seg:?}: {e}"));
+    }
+    run::<i32>(100_003, 1, DataPattern::Random, SegPattern::ChunkEdges);
+    run::<u32>(4 * CHUNK4 + 1, 2, DataPattern::Ties, SegPattern::VerySparse);
+    run::<i64>(99_991, 3, DataPattern::Extremes, SegPattern::Sparse);
+    run::<u64>(
+        8 * CHUNK8 - 1,
+        4,
+        DataPattern::Planted,
+        SegPattern::ChunkEdges,
+    );
+    run::<f32>(
+        100_003,
+        5,
+        DataPattern::SparseSpecials,
+        SegPattern::VerySparse,
+    );
+    run::<f64>(131_071, 6, DataPattern::PlantedNan, SegPattern::ChunkEdges);
+    run::<f32>(5 * CHUNK4 + 7, 7, DataPattern::Random, SegPattern::NoHeads);
+    run::<f64>(100_003, 8, DataPattern::Extremes, SegPattern::Dense);
+}
+
+/// 2^20 elements: 32 chunks of 4-byte and 64 chunks of 8-byte elements, 16 arg tasks.
+#[test]
+fn scans_of_a_million() {
+    let n = 1 << 20;
+    let (data, check, seg) = large_case::<i32>(n, 11, DataPattern::Random, SegPattern::VerySparse);
+    let plan = Plan {
+        in_place: &[false],
+        ..FULL
+    };
+    check_scans(&data, &seg, check, &plan).unwrap();
+    let (data, check, seg) =
+        large_case::<f64>(n + 1, 12, DataPattern::SmallInt, SegPattern::ChunkEdges);
+    let plan = Plan {
+        ops: &[ScanOp::Sum, ScanOp::Max],
+        in_place: &[true],
+        ..FULL
+    };
+    check_scans(&data, &seg, check, &plan).unwrap();
+    let (data, check, seg) = large_case::<f32>(n - 1, 13, DataPattern::Ties, SegPattern::Sparse);
+    let plan = Plan {
+        ops: &[ScanOp::Min],
+        in_place: &[false],
+        ..FULL
+    };
+    check_scans(&data, &seg, check, &plan).unwrap();
+    let (data, check, seg) = large_case::<u64>(n, 14, DataPattern::Extremes, SegPattern::NoHeads);
+    let plan = Plan {
+        ops: &[ScanOp::Sum],
+        kinds: &[ScanKind::Exclusive],
+        apis: &[Api::Scan, Api::Offsets],
+        ..FULL
+    };
+    check_scans(&data, &seg, check, &plan).unwrap();
+}
+
+#[test]
+fn arg_reductions_of_a_million() {
+    let n = (1 << 20) + 1;
+    for (seed, pattern, seg) in [
+        (21, DataPattern::Planted, SegPattern::NoHeads),
+        (22, DataPattern::PlantedNan, SegPattern::VerySparse),
+        (23, DataPattern::Ties, SegPattern::NoHeads),
+        (24, DataPattern::AllEqual, SegPattern::VerySparse),
+    ] {
+        let (data, _, segments) = large_case::<f32>(n, seed, pattern, seg);
+        check_args(&data, &segments.offsets, &THREADS).unwrap();
+        let (data, _, segments) = large_case::<i64>(n, seed, pattern, seg);
+        check_args(&data, &segments.offsets, &THREADS).unwrap();
+    }
+    let (data, _, segments) = large_case::<u32>(n, 25, DataPattern::Reversed, SegPattern::Sparse);
+    check_args(&data, &segments.offsets, &THREADS).unwrap();
+    let (data, _, segments) = large_case::<f64>(n, 26, DataPattern::Sorted, SegPattern::NoHeads);
+    check_args(&data, &segments.offsets, &THREADS).unwrap();
+}
+
+/// More segments than elements per arg-reduction task: mostly empty segments over few
+/// elements, one segment per element, and many short segments with empty ones between.
+#[test]
+fn segmented_arg_reductions_with_many_segments() {
+    let mut rng = Rng(51);
+    let (data, _) = make_data::<i32>(DataPattern::Random, 1000, &mut rng);
+    let mut offsets: Vec<u64> = (0..150_000).map(|_| rng.below(1001) as u64).collect();
+    offsets.push(0);
+    offsets.push(1000);
+    offsets.sort_unstable();
+    check_args(&data, &offsets, &THREADS).unwrap();
+    let (data, _) = make_data::<f32>(DataPattern::Ties, 1000, &mut rng);
+    check_args(&data, &offsets, &THREADS).unwrap();
+
+    let (data, _, segments) =
+        large_case::<f64>(200_003, 52, DataPattern::Extremes, SegPattern::AllHeads);
+    check_args(&data, &segments.offsets, &THREADS).unwrap();
+    let (data, _, segments) = large_case::<u32>(300_007, 53, DataPattern::Ties, SegPattern::Dense);
+    check_args(&data, &segments.offsets, &THREADS).unwrap();
+    let (data, _, segments) =
+        large_case::<i64>(TASK + 1, 54, DataPattern::Planted, SegPattern::ChunkEdges);
+    check_args(&data, &segments.offsets, &THREADS).unwrap();
+}
+
+/// 10^7 elements, for a few (type, operator) pairs only (the run is in a debug build).
+#[test]
+fn ten_million() {
+    let n = 10_000_000;
+    let (data, check, seg) = large_case::<i32>(n, 31, DataPattern::Random, SegPattern::VerySparse);
+    let plan = Plan {
+        ops: &[ScanOp::Sum],
+        kinds: &[ScanKind::Inclusive],
+        threads: &[1, 3],
+        in_place: &[false],
+        apis: &[Api::Scan, Api::Flags],
+    };
+    check_scans(&data, &seg, check, &plan).unwrap();
+    let (data, check, seg) =
+        large_case::<f32>(n, 32, DataPattern::PlantedNan, SegPattern::ChunkEdges);
+    let plan = Plan {
+        ops: &[ScanOp::Max],
+        kinds: &[ScanKind::Exclusive],
+        threads: &[2],
+        in_place: &[true],
+        apis: &[Api::Offsets],
+    };
+    check_scans(&data, &seg, check, &plan).unwrap();
+    let (data, check, seg) = large_case::<f64>(n, 33, DataPattern::SmallInt, SegPattern::NoHeads);
+    let plan = Plan {
+        ops: &[ScanOp::Sum],
+        kinds: &[ScanKind::Exclusive],
+        threads: &[2],
+        in_place: &[false],
+        apis: &[Api::Scan],
+    };
+    check_scans(&data, &seg, check, &plan).unwrap();
+    let (data, _, seg) = large_case::<u64>(n, 34, DataPattern::Planted, SegPattern::VerySparse);
+    check_args(&data, &seg.offsets, &[1, 2]).unwrap();
+}
+
+/// "Every method may be called from many threads at once": several callers share each
+/// context's pool at the same time.
+#[test]
+fn concurrent_calls_on_one_context() {
+    let n = 3 * CHUNK4 + 11;
+    let (data, check, seg) = large_case::<i64>(n, 61, DataPattern::Random, SegPattern::Sparse);
+    let want: Vec<Vec<i64>> = ScanOp::ALL
+        .iter()
+        .map(|&op| ref_scan(&data, &seg.heads, op, ScanKind::Inclusive))
+        .collect();
+    std::thread::scope(|scope| {
+        for caller in 0..4 {
+            let (data, seg, want) = (&data, &seg, &want);
+            scope.spawn(move || {
+                for round in 0..3 {
+                    let threads = THREADS[(caller + round) % THREADS.len()];
+                    for (op, want) in ScanOp::ALL.into_iter().zip(want) {
+                        let got = run_scan(
+                            ctx(threads),
+                            Api::Offsets,
+                            caller % 2 == 0,
+                            data,
+                            &seg.flags,
+                            &seg.offsets,
+                            op,
+                            ScanKind::Inclusive,
+                        )
+                        .unwrap();
+                        compare_scan(&got, want, op, check, None).unwrap_or_else(|e| {
+                            panic!("caller {caller} {op:?} threads={threads}: {e}")
+                        });
+                    }
+                    let got = ctx(threads).argmax(data).unwrap();
+                    compare_arg(got, ref_arg(data, false)).unwrap();
+                }
+            });
+        }
+    });
+}
+
+/// The buffer entry points run the same primitives on resident data.
+#[test]
+fn buffers_scan_and_argmin_like_slices() {
+    let (data, _, _) =
+        large_case::<f32>(CHUNK4 + 3, 71, DataPattern::PlantedNan, SegPattern::NoHeads);
+    let heads: Vec<bool> = (0..data.len()).map(|i| i == 0).collect();
+    for threads in THREADS {
+        let c = cpu(threads);
+        let mut buffer = c.upload(&data).unwrap();
+        assert_eq!(buffer.len(), data.len());
+        c.scan_buffer(&mut buffer, ScanOp::Min, ScanKind::Exclusive)
+            .unwrap();
+        let mut got = vec![f32::garbage(); data.len()];
+        c.download(&buffer, &mut got).unwrap();
+        let want = ref_scan(&data, &heads, ScanOp::Min, ScanKind::Exclusive);
+        compare_scan(&got, &want, ScanOp::Min, SumCheck::Exact, None).unwrap();
+        let buffer = c.upload(&data).unwrap();
+        compare_arg(c.argmin_buffer(&buffer).unwrap(), ref_arg(&data, true)).unwrap();
+        let mut short = vec![0.0f32; data.len() - 1];
+        let e = c.download(&buffer, &mut short).unwrap_err();
+        assert_eq!(e.status(), Status::InvalidArgument);
+    }
+}
+
+// ---- float sums: association fixed per tier -------------------------------------------
+
+/// Runs an out-of-place float sum scan of random data twice with each of `threads`
+/// (the two runs must agree bit for bit) and returns the first pair of thread counts
+/// whose results differ, with the first differing index and both values.
+fn float_sum_disagreement<T: TestElem>(
+    n: usize,
+    seed: u64,
+    seg: SegPattern,
+    threads: &[usize],
+) -> Option<String> {
+    let (data, _, segments) = large_case::<T>(n, seed, DataPattern::Random, seg);
+    for api in [Api::Scan, Api::Flags, Api::Offsets] {
+        for kind in ScanKind::ALL {
+            let run = |t: usize| {
+                let out = run_scan(
+                    ctx(t),
+                    api,
+                    false,
+                    &data,
+                    &segments.flags,
+                    &segments.offsets,
+                    ScanOp::Sum,
+                    kind,
+                )
+                .unwrap();
+                bits_of(&out)
+            };
+            let results: Vec<Vec<u64>> = threads
+                .iter()
+                .map(|&t| {
+                    let first = run(t);
+                    assert!(
+                        first == run(t),
+                        "{} {api:?} {kind:?} threads={t}: two runs differ",
+                        T::NAME
+                    );
+                    first
+                })
+                .collect();
+            for (k, result) in results.iter().enumerate().skip(1) {
+                if let Some(i) = result.iter().zip(&results[0]).position(|(a, b)| a != b) {
+                    return Some(format!(
+                        "{} {api:?} {kind:?} n={n}: out[{i}] = {} with {} thread(s) but {} \
+                         with {} threads",
+                        T::NAME,
+                        show(T::from_bits64(results[0][i])),
+                        threads[0],
+                        show(T::from_bits64(result[i])),
+                        threads[k],
+                    ));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// `types.rs`: float sums use a fixed, thread-count-independent association order, so
+/// they "may differ from a strictly sequential sum by rounding, never between runs".
+/// Holds among parallel runs (2 and 3 threads).
+#[test]
+fn float_sums_agree_between_parallel_thread_counts() {
+    let failures: Vec<String> = [
+        float_sum_disagreement::<f32>(3 * CHUNK4 + 5, 41, SegPattern::VerySparse, &[2, 3]),
+        float_sum_disagreement::<f64>(3 * CHUNK8 + 5, 42, SegPattern::NoHeads, &[2, 3]),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The same promise between one thread and several, over more than two chunks.
+///
+/// Fails with gpumst 0.1.0: with one thread (or `n` within one chunk) `scan` runs
+/// `scan_chunk` over the whole input, a strictly sequential association, while with
+/// more threads each chunk's carry is `carry(k-1) + sum(chunk k-1)`, the chunk summed
+/// on its own; from the third chunk on (index 2 * chunk) the float sums then differ in
+/// the last bits between one thread and several.
+#[test]
+fn float_sums_agree_between_one_and_several_threads() {
+    let failures: Vec<String> = [
+        float_sum_disagreement::<f32>(3 * CHUNK4 + 5, 41, SegPattern::VerySparse, &[1, 2]),
+        float_sum_disagreement::<f64>(3 * CHUNK8 + 5, 42, SegPattern::NoHeads, &[1, 3]),
+        float_sum_disagreement::<f32>(3 * CHUNK4 + 5, 43, SegPattern::ChunkEdges, &[1, 3]),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+// ---- errors ---------------------------------------------------------------------------
+
+/// Whether `message` contains `number` as a whole number (not as part of a longer one).
+fn mentions_number(message: &str, number: u64) -> bool {
+    message
+        .split(|c: char| !c.is_ascii_digit())
+        .any(|word| word == number.to_string())
+}
+
+fn expect_invalid(result: gpumst::Result<()>, needles: &[&str], numbers: &[u64]) {
+    let e = result.expect_err("the call should have been refused");
+    assert_eq!(e.status(), Status::InvalidArgument, "{e}");
+    for needle in needles {
+        assert!(
+            e.message().contains(needle),
+            "message {:?} should mention {needle:?}",
+            e.message()
+        );
+    }
+    for &number in numbers {
+        assert!(
+            mentions_number(e.message(), number),
+            "message {:?} should mention {number}",
+            e.message()
+        );
+    }
+}
+
+#[test]
+fn mismatched_lengths_are_invalid_arguments() {
+    let c = cpu(2);
+    let data = [1i64, 2, 3];
+    let mut short = [0i64; 2];
+    for op in ScanOp::ALL {
+        for kind in ScanKind::ALL {
+            expect_invalid(c.scan(&data, &mut short, op, kind), &[], &[2, 3]);
+            expect_invalid(c.scan(&data[..2], &mut [0; 3], op, kind), &[], &[2, 3]);
+            expect_invalid(
+                c.segmented_scan_flags(&data, &mut short, &[1, 0, 0], op, kind),
+                &[],
+                &[2, 3],
+            );
+            expect_invalid(
+                c.segmented_scan_offsets(&data, &mut short, &[0, 3], op, kind),
+                &[],
+                &[2, 3],
+            );
+            // Flags of the wrong length, in place and not.
+            for flags in [&[1u8, 0][..], &[1, 0, 0, 0], &[]] {
+                let len = flags.len() as u64;
+                expect_invalid(
+                    c.segmented_scan_flags(&data, &mut [0; 3], flags, op, kind),
+                    &["flags"],
+                    &[len, 3],
+                );
+                expect_invalid(
+                    c.segmented_scan_flags_in_place(&mut [1i64, 2, 3], flags, op, kind),
+                    &["flags"],
+                    &[len, 3],
+                );
+            }
+        }
+    }
+    // Segmented arg-reductions need one value and one index per segment.
+    let offsets = [0u64, 1, 3];
+    for (values, indices) in [(1, 2), (2, 1), (3, 2), (0, 0)] {
+        let mut v = vec![0i64; values];
+        let mut i = vec![0u64; indices];
+        expect_invalid(
+            c.segmented_argmin(&data, &offsets, &mut v, &mut i),
+            &[],
+            &[2, values as u64, indices as u64],
+        );
+        expect_invalid(
+            c.segmented_argmax(&data, &offsets, &mut v, &mut i),
+            &[],
+            &[2, values as u64, indices as u64],
+        );
+    }
+}
+
+#[test]
+fn bad_offsets_are_invalid_arguments_naming_the_index() {
+    let data = [1.0f32, 2.0, 3.0, 4.0, 5.0];
+    // (offsets, the index the message must name, numbers it must mention)
+    let cases: &[(&[u64], &str, &[u64])] = &[
+        (&[1, 5], "offsets[0]", &[1]),
+        (&[2, 2, 5], "offsets[0]", &[2]),
+        (&[0, 3, 2, 5], "offsets[2]", &[2]),
+        (&[0, 2, 2, 1, 5], "offsets[3]", &[1]),
+        (&[0, 6, 5], "offsets[2]", &[5]),
+        (&[0, 4], "offsets[1]", &[4, 5]),
+        (&[0, 6], "offsets[1]", &[6, 5]),
+        (&[0, 1, 2], "offsets[2]", &[2, 5]),
+        (&[0], "offsets[0]", &[]),
+        (&[0, u64::MAX], "offsets[1]", &[u64::MAX, 5]),
+        (&[0, 5, u64::MAX], "offsets[2]", &[u64::MAX, 5]),
+    ];
+    for threads in THREADS {
+        let c = cpu(threads);
+        for &(offsets, index, numbers) in cases {
+            for op in ScanOp::ALL {
+                for kind in ScanKind::ALL {
+                    let mut out = [0.0f32; 5];
+                    expect_invalid(
+                        c.segmented_scan_offsets(&data, &mut out, offsets, op, kind),
+                        &[index],
+                        numbers,
+                    );
+                    expect_invalid(
+                        c.segmented_scan_offsets_in_place(&mut out, offsets, op, kind),
+                        &[index],
+                        numbers,
+                    );
+                }
+            }
+            let segments = offsets.len() - 1;
+            let (mut values, mut indices) = (vec![0.0f32; segments], vec![0u64; segments]);
+            expect_invalid(
+                c.segmented_argmin(&data, offsets, &mut values, &mut indices),
+                &[index],
+                numbers,
+            );
+            expect_invalid(
+                c.segmented_argmax(&data, offsets, &mut values, &mut indices),
+                &[index],
+                numbers,
+            );
+        }
+        // No offsets at all: not even the leading 0.
+        let mut out = [0.0f32; 5];
+        expect_invalid(
+            c.segmented_scan_offsets(&data, &mut out, &[], ScanOp::Sum, ScanKind::Inclusive),
+            &["offsets"],
+            &[],
+        );
+        expect_invalid(
+            c.segmented_scan_offsets_in_place::<f32>(
+                &mut [],
+                &[],
+                ScanOp::Min,
+                ScanKind::Exclusive,
+            ),
+            &["offsets"],
+            &[],
+        );
+        expect_invalid(
+            c.segmented_argmin(&data, &[], &mut [], &mut []),
+            &["offsets"],
+            &[],
+        );
+    }
+}
+
+/// Reference validity of CSR offsets over `n` elements: `None` when valid, else the first
+/// offending index (`Some(None)` for empty offsets).
+fn offsets_error(offsets: &[u64], n: usize) -> Option<Option<usize>> {
+    match offsets.first() {
+        None => return Some(None),
+        Some(&first) if first != 0 => return Some(Some(0)),
+        _ => {}
+    }
+    if let Some(i) = (1..offsets.len()).find(|&i| offsets[i] < offsets[i - 1]) {
+        return Some(Some(i));
+    }
+    if offsets[offsets.len() - 1] != n as u64 {
+        return Some(Some(offsets.len() - 1));
+    }
+    None
+}
+
+fn offsets_strategy() -> impl Strategy<Value = (usize, Vec<u64>)> {
+    (0usize..12, prop::collection::vec(0u64..15, 0..8), 0u8..4).prop_map(|(n, mut raw, how)| {
+        if how > 0 {
+            // Mostly valid: sorted, from 0 to n, then maybe one entry disturbed.
+            raw.retain(|&o| o <= n as u64);
+            raw.sort_unstable();
+            raw.insert(0, 0);
+            raw.push(n as u64);
+            if how == 1 {
+                let i = (n * 7 + raw.len()) % raw.len();
+                raw[i] = raw[i].wrapping_add(if n % 2 == 0 { 1 } else { u64::MAX });
+            }
+        }
+        (n, raw)
+    })
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    #[test]
+    fn offsets_are_validated_like_the_reference((n, offsets) in offsets_strategy()) {
+        let c = cpu(2);
+        let data: Vec<u32> = (0..n as u32).collect();
+        let mut out = vec![0u32; n];
+        let scan = c.segmented_scan_offsets(&data, &mut out, &offsets, ScanOp::Sum, ScanKind::Inclusive);
+        let segments = offsets.len().saturating_sub(1);
+        let (mut values, mut indices) = (vec![0u32; segments], vec![0u64; segments]);
+        let arg = c.segmented_argmax(&data, &offsets, &mut values, &mut indices);
+        for result in [scan, arg] {
+            match offsets_error(&offsets, n) {
+                None => prop_assert!(result.is_ok(), "{offsets:?} over {n}: {result:?}"),
+                Some(index) => {
+                    let e = result.expect_err("invalid offsets must be refused");
+                    prop_assert_eq!(e.status(), Status::InvalidArgument);
+                    let needle = index.map_or("offsets".to_string(), |i| format!("offsets[{i}]"));
+                    prop_assert!(
+                        e.message().contains(&needle),
+                        "{:?} over {}: message {:?} should name {}", offsets, n, e.message(), needle
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn flags_of_the_wrong_length_are_refused(n in 0usize..40, len in 0usize..40) {
+        prop_assume!(n != len);
+        let c = cpu(3);
+        let flags = vec![1u8; len];
+        let mut data = vec![1.5f64; n];
+        let r = c.segmented_scan_flags_in_place(&mut data, &flags, ScanOp::Max, ScanKind::Inclusive);
+        let e = r.expect_err("flags of the wrong length must be refused");
+        prop_assert_eq!(e.status(), Status::InvalidArgument);
+        prop_assert!(mentions_number(e.message(), n as u64) && mentions_number(e.message(), len as u64), "{}", e.message());
+    }
+}
