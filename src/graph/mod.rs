@@ -2,6 +2,7 @@
 //! owned graphs loaded from files or generated, and the normalized edge arrays the MSF
 //! algorithms run on.
 
+pub mod generate;
 pub mod io;
 
 use crate::types::DType;

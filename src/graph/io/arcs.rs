@@ -1,0 +1,515 @@
+//! What the readers collect: arcs with their source lines, weights of a type chosen by
+//! the values seen, and the pairing of the two arcs of each undirected edge.
+
+use std::collections::VecDeque;
+
+use rayon::prelude::*;
+
+use crate::graph::WeightVec;
+
+pub(crate) use super::input::LineError;
+
+/// Edges as `(u, v, weights)`.
+pub(crate) type Edges = (Vec<u32>, Vec<u32>, Option<WeightVec>);
+
+enum Store {
+    None,
+    U32(Vec<u32>),
+    I64(Vec<i64>),
+    U64(Vec<u64>),
+    F64(Vec<f64>),
+}
+
+/// Weights collected in the narrowest type that holds every value seen so far:
+/// `u32`, then `i64`, then `u64`; `f64` as soon as a real literal appears (where the
+/// format allows one).
+pub(crate) struct WeightAcc {
+    store: Store,
+    allow_real: bool,
+    saw_real: bool,
+    has_negative: bool,
+    /// An integer no integer type could hold together with the others, tolerated while
+    /// the file may still turn out to be real-valued.
+    pending_int_error: Option<LineError>,
+}
+
+impl WeightAcc {
+    /// No weights at all.
+    pub(crate) fn none() -> Self {
+        WeightAcc {
+            store: Store::None,
+            allow_real: false,
+            saw_real: false,
+            has_negative: false,
+            pending_int_error: None,
+        }
+    }
+
+    /// Integer weights; with `allow_real`, a real literal turns the whole file to `f64`.
+    pub(crate) fn integers(capacity: usize, allow_real: bool) -> Self {
+        WeightAcc {
+            store: Store::U32(Vec::with_capacity(capacity)),
+            allow_real,
+            saw_real: false,
+            has_negative: false,
+            pending_int_error: None,
+        }
+    }
+
+    /// Real weights (`f64`) whatever the literals look like.
+    pub(crate) fn reals(capacity: usize) -> Self {
+        WeightAcc {
+            store: Store::F64(Vec::with_capacity(capacity)),
+            allow_real: true,
+            saw_real: true,
+            has_negative: false,
+            pending_int_error: None,
+        }
+    }
+
+    /// Adds an integer weight from line `line`.
+    #[inline]
+    pub(crate) fn push_int(&mut self, line: u64, v: i128) -> Result<(), LineError> {
+        match &mut self.store {
+            Store::U32(w) if (0..=u32::MAX as i128).contains(&v) => w.push(v as u32),
+            Store::I64(w) if (i64::MIN as i128..=i64::MAX as i128).contains(&v) => {
+                self.has_negative |= v < 0;
+                w.push(v as i64);
+            }
+            Store::U64(w) if (0..=u64::MAX as i128).contains(&v) => w.push(v as u64),
+            Store::F64(w) => w.push(v as f64),
+            _ => return self.push_int_slow(line, v),
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn push_int_slow(&mut self, line: u64, v: i128) -> Result<(), LineError> {
+        let fits_i64 = (i64::MIN as i128..=i64::MAX as i128).contains(&v);
+        let fits_u64 = (0..=u64::MAX as i128).contains(&v);
+        match &mut self.store {
+            Store::None => {
+                return Err((line, "internal: weight pushed to a weightless list".into()))
+            }
+            Store::U32(w) if fits_i64 => {
+                let mut wide: Vec<i64> = Vec::with_capacity(w.capacity().max(w.len() + 1));
+                wide.extend(w.iter().map(|&x| x as i64));
+                self.has_negative |= v < 0;
+                wide.push(v as i64);
+                self.store = Store::I64(wide);
+            }
+            Store::U32(w) if fits_u64 => {
+                let mut wide: Vec<u64> = Vec::with_capacity(w.capacity().max(w.len() + 1));
+                wide.extend(w.iter().map(|&x| x as u64));
+                wide.push(v as u64);
+                self.store = Store::U64(wide);
+            }
+            Store::I64(w) if fits_u64 && !self.has_negative => {
+                let wide: Vec<u64> = std::mem::take(w).into_iter().map(|x| x as u64).collect();
+                self.store = Store::U64(wide);
+                self.push_int(line, v)?;
+            }
+            _ => {
+                let message = if fits_i64 || fits_u64 {
+                    format!(
+                        "weight {v} does not fit one integer type with the earlier weights \
+                         (i64 cannot hold values above 2^63-1, u64 cannot hold negative ones)"
+                    )
+                } else {
+                    format!("weight {v} is outside the 64-bit integer range")
+                };
+                return self.int_conflict(line, message, v as f64);
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds an integer literal too large for any 64-bit type (`approx` is its value).
+    pub(crate) fn push_int_out_of_range(
+        &mut self,
+        line: u64,
+        text: &[u8],
+        approx: f64,
+    ) -> Result<(), LineError> {
+        let message = format!(
+            "weight {} is outside the 64-bit integer range",
+            String::from_utf8_lossy(text)
+        );
+        self.int_conflict(line, message, approx)
+    }
+
+    fn int_conflict(&mut self, line: u64, message: String, approx: f64) -> Result<(), LineError> {
+        if !self.allow_real {
+            return Err((line, message));
+        }
+        if self.pending_int_error.is_none() {
+            self.pending_int_error = Some((line, message));
+        }
+        self.make_real();
+        if let Store::F64(w) = &mut self.store {
+            w.push(approx);
+        }
+        Ok(())
+    }
+
+    /// Adds a real weight (`f64` for the whole file from here on).
+    #[inline]
+    pub(crate) fn push_real(&mut self, line: u64, x: f64) -> Result<(), LineError> {
+        if x.is_nan() {
+            return Err((line, "NaN weights are not allowed".into()));
+        }
+        if !self.allow_real {
+            return Err((line, format!("expected an integer weight, found {x}")));
+        }
+        self.saw_real = true;
+        if !matches!(self.store, Store::F64(_)) {
+            self.make_real();
+        }
+        if let Store::F64(w) = &mut self.store {
+            w.push(x);
+        }
+        Ok(())
+    }
+
+    fn make_real(&mut self) {
+        let reals: Vec<f64> = match std::mem::replace(&mut self.store, Store::None) {
+            Store::None => Vec::new(),
+            Store::U32(w) => w.into_iter().map(|x| x as f64).collect(),
+            Store::I64(w) => w.into_iter().map(|x| x as f64).collect(),
+            Store::U64(w) => w.into_iter().map(|x| x as f64).collect(),
+            Store::F64(w) => w,
+        };
+        self.store = Store::F64(reals);
+    }
+
+    /// The collected weights, or the first integer that did not fit when the file turned
+    /// out to have no real literal after all.
+    pub(crate) fn finish(self) -> Result<Option<WeightVec>, LineError> {
+        if let Some(e) = self.pending_int_error {
+            if !self.saw_real {
+                return Err(e);
+            }
+        }
+        Ok(match self.store {
+            Store::None => None,
+            Store::U32(w) => Some(WeightVec::U32(w)),
+            Store::I64(w) => Some(WeightVec::I64(w)),
+            Store::U64(w) => Some(WeightVec::U64(w)),
+            Store::F64(w) => Some(WeightVec::F64(w)),
+        })
+    }
+}
+
+/// Arcs (or edges) in file order, with the lines they came from.
+pub(crate) struct ArcList {
+    pub src: Vec<u32>,
+    pub dst: Vec<u32>,
+    pub weights: WeightAcc,
+    /// `(arc index, line)` wherever the line numbers of consecutive arcs are not consecutive.
+    marks: Vec<(u64, u64)>,
+    next_line: u64,
+}
+
+/// Why arcs could not become edges.
+pub(crate) enum ArcError {
+    /// A weight problem found at the end (see [`WeightAcc::finish`]).
+    Weight(LineError),
+    /// The earliest arc without a partner: its line (or entry index) and endpoints (0-based).
+    Unpaired { line: u64, src: u32, dst: u32 },
+}
+
+impl ArcList {
+    pub(crate) fn new(capacity: usize, weights: WeightAcc) -> Self {
+        ArcList {
+            src: Vec::with_capacity(capacity),
+            dst: Vec::with_capacity(capacity),
+            weights,
+            marks: Vec::new(),
+            next_line: 0,
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.src.len()
+    }
+
+    /// Adds an arc read from `line` (the weight goes to [`Self::weights`] separately).
+    #[inline]
+    pub(crate) fn push(&mut self, line: u64, s: u32, d: u32) {
+        if line != self.next_line {
+            self.marks.push((self.src.len() as u64, line));
+        }
+        self.next_line = line + 1;
+        self.src.push(s);
+        self.dst.push(d);
+    }
+
+    /// The edges: every arc as its own edge, or (with `paired`) arcs matched with their
+    /// reverse arcs, see [`pair_arcs`].
+    pub(crate) fn into_edges(self, paired: bool) -> Result<Edges, ArcError> {
+        let ArcList {
+            src,
+            dst,
+            weights,
+            marks,
+            ..
+        } = self;
+        let weights = weights.finish().map_err(ArcError::Weight)?;
+        if !paired {
+            let (mut src, mut dst, mut weights) = (src, dst, weights);
+            src.shrink_to_fit();
+            dst.shrink_to_fit();
+            shrink(&mut weights);
+            return Ok((src, dst, weights));
+        }
+        pair_arcs(src, dst, weights).map_err(|(arc, s, d)| ArcError::Unpaired {
+            line: line_of(&marks, arc),
+            src: s,
+            dst: d,
+        })
+    }
+}
+
+/// The line of arc `arc`, given the marks where line numbering jumps (none: the line is
+/// the arc's index, as for binary formats).
+fn line_of(marks: &[(u64, u64)], arc: usize) -> u64 {
+    let arc = arc as u64;
+    let k = marks.partition_point(|m| m.0 <= arc);
+    if k == 0 {
+        arc
+    } else {
+        let (a0, l0) = marks[k - 1];
+        l0 + (arc - a0)
+    }
+}
+
+/// The pairing key of a weight: equal weights give equal keys (`-0.0` equals `+0.0`).
+#[inline]
+fn weight_key(w: Option<&WeightVec>, i: usize) -> u64 {
+    match w {
+        None => 0,
+        Some(WeightVec::I32(w)) => w[i] as u32 as u64,
+        Some(WeightVec::U32(w)) => w[i] as u64,
+        Some(WeightVec::I64(w)) => w[i] as u64,
+        Some(WeightVec::U64(w)) => w[i],
+        Some(WeightVec::F32(w)) => (w[i] + 0.0).to_bits() as u64,
+        Some(WeightVec::F64(w)) => (w[i] + 0.0).to_bits(),
+    }
+}
+
+trait PairKey: Ord + Send + Sync + Copy {
+    /// `(lo << 32 | hi, weight key)`: arcs pair within a group.
+    fn group(&self) -> (u64, u64);
+    /// The arc's position in the file.
+    fn idx(&self) -> usize;
+    /// Whether the arc runs from `lo` to `hi` (self-loops: always).
+    fn forward(&self) -> bool;
+}
+
+/// `lo:32 | hi:32 | weight:32 | idx:31 | forward:1`, for 32-bit weight keys and fewer
+/// than 2^31 arcs.
+impl PairKey for u128 {
+    #[inline]
+    fn group(&self) -> (u64, u64) {
+        ((self >> 64) as u64, (self >> 32) as u32 as u64)
+    }
+    #[inline]
+    fn idx(&self) -> usize {
+        (*self as u32 >> 1) as usize
+    }
+    #[inline]
+    fn forward(&self) -> bool {
+        *self & 1 == 1
+    }
+}
+
+/// `(lo << 32 | hi, weight key, idx << 1 | forward)`.
+impl PairKey for (u64, u64, u64) {
+    #[inline]
+    fn group(&self) -> (u64, u64) {
+        (self.0, self.1)
+    }
+    #[inline]
+    fn idx(&self) -> usize {
+        (self.2 >> 1) as usize
+    }
+    #[inline]
+    fn forward(&self) -> bool {
+        self.2 & 1 == 1
+    }
+}
+
+/// An edge found by the pairing: `idx << 64 | u << 32 | v`, so that edges sort by the
+/// position of their first arc.
+type Opener = u128;
+
+#[inline]
+fn opener<K: PairKey>(k: &K) -> Opener {
+    let (lohi, _) = k.group();
+    let (lo, hi) = (lohi >> 32, lohi & 0xffff_ffff);
+    let (u, v) = if k.forward() { (lo, hi) } else { (hi, lo) };
+    (k.idx() as u128) << 64 | (u as u128) << 32 | v as u128
+}
+
+/// Matches every arc `u→v` (weight `w`) with an arc `v→u` of the same weight. Arcs are
+/// taken in file order; an arc pairs with the earliest still-unpaired reverse arc, so
+/// parallel edges pair one-to-one. A self-loop arc pairs with the next self-loop arc on
+/// the same vertex with the same weight; a self-loop arc left over is its own edge.
+///
+/// The edges are numbered by their first arc's position and keep its direction and
+/// weight. `Err((arc, src, dst))` names the earliest arc left without a partner.
+///
+/// Sorting keys that carry endpoints, weight key, position and direction keeps every
+/// pass sequential: no random access to the arc arrays.
+pub(crate) fn pair_arcs(
+    src: Vec<u32>,
+    dst: Vec<u32>,
+    weights: Option<WeightVec>,
+) -> Result<Edges, (usize, u32, u32)> {
+    let n = src.len();
+    let narrow_weights = matches!(
+        weights,
+        None | Some(WeightVec::U32(_)) | Some(WeightVec::I32(_)) | Some(WeightVec::F32(_))
+    );
+    let w = weights.as_ref();
+    let found = if narrow_weights && n < 1 << 31 {
+        let mut keys: Vec<u128> = (0..n)
+            .into_par_iter()
+            .map(|i| {
+                let (s, d) = (src[i], dst[i]);
+                let (lo, hi) = (s.min(d), s.max(d));
+                (lo as u128) << 96
+                    | (hi as u128) << 64
+                    | (weight_key(w, i) as u128) << 32
+                    | (i as u128) << 1
+                    | (s <= d) as u128
+            })
+            .collect();
+        drop((src, dst));
+        keys.par_sort_unstable();
+        scan_parallel(&keys)
+    } else {
+        let mut keys: Vec<(u64, u64, u64)> = (0..n)
+            .into_par_iter()
+            .map(|i| {
+                let (s, d) = (src[i], dst[i]);
+                let (lo, hi) = (s.min(d), s.max(d));
+                (
+                    (lo as u64) << 32 | hi as u64,
+                    weight_key(w, i),
+                    (i as u64) << 1 | (s <= d) as u64,
+                )
+            })
+            .collect();
+        drop((src, dst));
+        keys.par_sort_unstable();
+        scan_parallel(&keys)
+    };
+    let mut openers = found?;
+    openers.par_sort_unstable();
+    let u: Vec<u32> = openers.par_iter().map(|&o| (o >> 32) as u32).collect();
+    let v: Vec<u32> = openers.par_iter().map(|&o| o as u32).collect();
+    let weights = weights.map(|w| {
+        let at = |o: &Opener| (o >> 64) as usize;
+        match w {
+            WeightVec::I32(w) => WeightVec::I32(openers.par_iter().map(|o| w[at(o)]).collect()),
+            WeightVec::U32(w) => WeightVec::U32(openers.par_iter().map(|o| w[at(o)]).collect()),
+            WeightVec::I64(w) => WeightVec::I64(openers.par_iter().map(|o| w[at(o)]).collect()),
+            WeightVec::U64(w) => WeightVec::U64(openers.par_iter().map(|o| w[at(o)]).collect()),
+            WeightVec::F32(w) => WeightVec::F32(openers.par_iter().map(|o| w[at(o)]).collect()),
+            WeightVec::F64(w) => WeightVec::F64(openers.par_iter().map(|o| w[at(o)]).collect()),
+        }
+    });
+    Ok((u, v, weights))
+}
+
+/// Runs [`scan`] on pieces of `keys` cut at group boundaries: the openers in key order,
+/// or the earliest unpaired arc.
+fn scan_parallel<K: PairKey>(keys: &[K]) -> Result<Vec<Opener>, (usize, u32, u32)> {
+    let pieces = (rayon::current_num_threads() * 4).max(1);
+    let mut cuts = vec![0];
+    for p in 1..pieces {
+        let mut c = (keys.len() * p / pieces).max(*cuts.last().unwrap());
+        while c > 0 && c < keys.len() && keys[c].group() == keys[c - 1].group() {
+            c += 1;
+        }
+        cuts.push(c);
+    }
+    cuts.push(keys.len());
+    let results: Vec<(Vec<Opener>, Option<K>)> = cuts
+        .windows(2)
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|w| scan(&keys[w[0]..w[1]]))
+        .collect();
+    if let Some(k) = results.iter().filter_map(|r| r.1).min_by_key(|k| k.idx()) {
+        let o = opener(&k);
+        return Err((k.idx(), (o >> 32) as u32, o as u32));
+    }
+    let total = results.iter().map(|r| r.0.len()).sum();
+    let mut all = Vec::with_capacity(total);
+    for (openers, _) in results {
+        all.extend_from_slice(&openers);
+    }
+    Ok(all)
+}
+
+fn shrink(w: &mut Option<WeightVec>) {
+    match w {
+        None => {}
+        Some(WeightVec::I32(w)) => w.shrink_to_fit(),
+        Some(WeightVec::U32(w)) => w.shrink_to_fit(),
+        Some(WeightVec::I64(w)) => w.shrink_to_fit(),
+        Some(WeightVec::U64(w)) => w.shrink_to_fit(),
+        Some(WeightVec::F32(w)) => w.shrink_to_fit(),
+        Some(WeightVec::F64(w)) => w.shrink_to_fit(),
+    }
+}
+
+/// Pairs the arcs of whole groups (same endpoints and weight key, in file order): the
+/// openers, and the earliest arc left unpaired, if any.
+fn scan<K: PairKey>(keys: &[K]) -> (Vec<Opener>, Option<K>) {
+    let mut openers = Vec::with_capacity(keys.len() / 2 + 1);
+    let mut pending: VecDeque<K> = VecDeque::new();
+    let mut first_unpaired: Option<K> = None;
+    let mut note = |k: K| {
+        if first_unpaired.map_or(true, |f| k.idx() < f.idx()) {
+            first_unpaired = Some(k);
+        }
+    };
+    let mut i = 0;
+    while i < keys.len() {
+        let g = keys[i].group();
+        let mut j = i + 1;
+        while j < keys.len() && keys[j].group() == g {
+            j += 1;
+        }
+        if g.0 >> 32 == g.0 & 0xffff_ffff {
+            // Self-loops: consecutive arcs pair; a last odd one stands alone.
+            openers.extend(keys[i..j].iter().step_by(2).map(opener));
+        } else if j == i + 2 && keys[i].forward() != keys[i + 1].forward() {
+            // The common case: one arc each way.
+            openers.push(opener(&keys[i]));
+        } else if j == i + 1 {
+            note(keys[i]);
+        } else {
+            pending.clear();
+            for k in &keys[i..j] {
+                match pending.front() {
+                    Some(p) if p.forward() != k.forward() => {
+                        pending.pop_front();
+                    }
+                    _ => {
+                        pending.push_back(*k);
+                        openers.push(opener(k));
+                    }
+                }
+            }
+            if let Some(&k) = pending.front() {
+                note(k);
+            }
+        }
+        i = j;
+    }
+    (openers, first_unpaired)
+}

@@ -1,0 +1,286 @@
+//! ECL's binary `.egr` CSR files (little-endian int32): `n`, `m`, `offsets[n+1]`,
+//! `targets[m]`, then optionally `weights[m]`. Every undirected edge appears in both
+//! directions; entries are paired into edges like DIMACS arcs, in CSR order.
+
+use std::io::{self, Read};
+
+use super::arcs::pair_arcs;
+use super::input::{invalid, read_failure, Progress};
+use super::output::{weight_type_name, Output};
+use super::{unwritable, Parsed};
+use crate::graph::{EdgeListGraph, WeightVec};
+use crate::Result;
+
+/// Reads into `buf` until it is full or the stream ends; returns the bytes read.
+fn fill(stream: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match stream.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// Up to `count` int32s; the vector is shorter when the stream ends first, and the second
+/// value counts the bytes of an incomplete trailing int32.
+fn read_i32s(
+    stream: &mut dyn Read,
+    count: u64,
+    budget: u64,
+    progress: &mut Progress<'_>,
+) -> io::Result<(Vec<i32>, usize)> {
+    let mut out: Vec<i32> = Vec::with_capacity(count.min(budget) as usize);
+    let mut buf = vec![0u8; 1 << 20];
+    let mut left = count;
+    while left > 0 {
+        let want = (left.min(buf.len() as u64 / 4) * 4) as usize;
+        let got = fill(stream, &mut buf[..want])?;
+        out.extend(
+            buf[..got - got % 4]
+                .chunks_exact(4)
+                .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        );
+        progress.tick();
+        if got < want {
+            return Ok((out, got % 4));
+        }
+        left -= (got / 4) as u64;
+    }
+    Ok((out, 0))
+}
+
+pub(super) fn read(
+    name: &str,
+    stream: &mut dyn Read,
+    progress: &mut Progress<'_>,
+    budget: u64,
+    plain_size: Option<u64>,
+) -> Result<Parsed> {
+    let failed = |e: io::Error| invalid(name, read_failure(&e));
+    let mut head = [0u8; 8];
+    let got = fill(stream, &mut head).map_err(failed)?;
+    if got < 8 {
+        return Err(invalid(
+            name,
+            format!("the file has {got} bytes, too few for the int32 header n, m"),
+        ));
+    }
+    let n = i32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+    let m = i32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+    if n < 0 || m < 0 {
+        return Err(invalid(
+            name,
+            format!("the header gives n = {n} and m = {m}; both must be non-negative"),
+        ));
+    }
+    let (n, m) = (n as u64, m as u64);
+    if let Some(size) = plain_size {
+        let without = 4 * (2 + n + 1 + m);
+        let with = without + 4 * m;
+        if size != without && size != with {
+            return Err(invalid(
+                name,
+                format!(
+                    "the file has {size} bytes, but n = {n} and m = {m} need {without} bytes \
+                     (without weights) or {with} (with weights)"
+                ),
+            ));
+        }
+    }
+    let (offsets, _) = read_i32s(stream, n + 1, budget, progress).map_err(failed)?;
+    if (offsets.len() as u64) < n + 1 {
+        return Err(invalid(
+            name,
+            format!(
+                "the file ends after {} of the n + 1 = {} offsets",
+                offsets.len(),
+                n + 1
+            ),
+        ));
+    }
+    if offsets[0] != 0 {
+        return Err(invalid(
+            name,
+            format!("offsets[0] is {}; it must be 0", offsets[0]),
+        ));
+    }
+    if let Some(x) = (1..offsets.len()).find(|&x| offsets[x] < offsets[x - 1]) {
+        return Err(invalid(
+            name,
+            format!(
+                "offsets[{x}] = {} is less than offsets[{}] = {}: offsets must not decrease",
+                offsets[x],
+                x - 1,
+                offsets[x - 1]
+            ),
+        ));
+    }
+    if offsets[n as usize] as u64 != m {
+        return Err(invalid(
+            name,
+            format!(
+                "offsets[n] = offsets[{n}] is {}, but m is {m}",
+                offsets[n as usize]
+            ),
+        ));
+    }
+    let (targets, _) = read_i32s(stream, m, budget, progress).map_err(failed)?;
+    if (targets.len() as u64) < m {
+        return Err(invalid(
+            name,
+            format!(
+                "the file ends after {} of the m = {m} targets",
+                targets.len()
+            ),
+        ));
+    }
+    if let Some(p) = targets.iter().position(|&t| t < 0 || t as u64 >= n) {
+        return Err(invalid(
+            name,
+            format!("targets[{p}] = {} is out of range 0..{n}", targets[p]),
+        ));
+    }
+    let weights = if m == 0 {
+        None
+    } else {
+        let (w, partial) = read_i32s(stream, m, budget, progress).map_err(failed)?;
+        if w.is_empty() && partial == 0 {
+            None
+        } else if (w.len() as u64) < m {
+            return Err(invalid(
+                name,
+                format!(
+                    "{} bytes follow the targets; expected none (no weights) or {} (m int32 weights)",
+                    w.len() * 4 + partial,
+                    4 * m
+                ),
+            ));
+        } else {
+            Some(WeightVec::I32(w))
+        }
+    };
+    let mut extra = [0u8; 1];
+    if fill(stream, &mut extra).map_err(failed)? > 0 {
+        return Err(invalid(
+            name,
+            "the file goes on after the last array (weights, or targets when m = 0)",
+        ));
+    }
+
+    let mut src = vec![0u32; m as usize];
+    for x in 0..n as usize {
+        src[offsets[x] as usize..offsets[x + 1] as usize].fill(x as u32);
+    }
+    drop(offsets);
+    let dst: Vec<u32> = targets.into_iter().map(|t| t as u32).collect();
+    let (u, v, weights) = pair_arcs(src, dst, weights).map_err(|(a, s, d)| {
+        invalid(
+            name,
+            format!(
+                "entry {a} (arc {s} -> {d}) has no reverse arc {d} -> {s} with the same weight \
+                 (an .egr file lists every undirected edge in both directions)"
+            ),
+        )
+    })?;
+    Ok(Parsed {
+        graph: EdgeListGraph {
+            num_vertices: n as usize,
+            u,
+            v,
+            weights,
+        },
+        arcs_in_file: m,
+    })
+}
+
+/// The weight of edge `i` as the `i32` an `.egr` file holds, if it fits.
+fn weight_i32(w: &WeightVec, i: usize) -> Option<i32> {
+    match w {
+        WeightVec::I32(w) => Some(w[i]),
+        WeightVec::U32(w) => i32::try_from(w[i]).ok(),
+        WeightVec::I64(w) => i32::try_from(w[i]).ok(),
+        WeightVec::U64(w) => i32::try_from(w[i]).ok(),
+        WeightVec::F32(_) | WeightVec::F64(_) => None,
+    }
+}
+
+pub(super) fn check_writable(graph: &EdgeListGraph) -> Result<()> {
+    if graph.num_vertices > i32::MAX as usize || graph.num_edges() > (i32::MAX / 2) as usize {
+        return Err(unwritable(format!(
+            ".egr files hold int32 counts: {} vertices and {} arcs do not fit",
+            graph.num_vertices,
+            2 * graph.num_edges() as u64
+        )));
+    }
+    if let Some(w) = &graph.weights {
+        if matches!(w, WeightVec::F32(_) | WeightVec::F64(_)) {
+            return Err(unwritable(format!(
+                ".egr files hold int32 weights; this graph has {} weights",
+                weight_type_name(w)
+            )));
+        }
+        if let Some(i) = (0..w.len()).find(|&i| weight_i32(w, i).is_none()) {
+            let mut text = Vec::new();
+            super::output::put_weight(&mut text, w, i, true);
+            return Err(unwritable(format!(
+                ".egr files hold int32 weights; edge {i} weighs {}",
+                String::from_utf8_lossy(&text)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A CSR with both directions of every edge: row `x` lists, in edge order, the edges at
+/// `x` (a self-loop twice).
+pub(super) fn write(out: &mut Output, graph: &EdgeListGraph) -> Result<()> {
+    check_writable(graph)?;
+    let n = graph.num_vertices;
+    let m = 2 * graph.num_edges();
+    let mut offsets = vec![0i32; n + 1];
+    for i in 0..graph.num_edges() {
+        offsets[graph.u[i] as usize + 1] += 1;
+        offsets[graph.v[i] as usize + 1] += 1;
+    }
+    for x in 0..n {
+        offsets[x + 1] += offsets[x];
+    }
+    let mut next: Vec<i32> = offsets[..n].to_vec();
+    let mut targets = vec![0i32; m];
+    let mut weights = graph.weights.as_ref().map(|_| vec![0i32; m]);
+    for i in 0..graph.num_edges() {
+        let (u, v) = (graph.u[i] as usize, graph.v[i] as usize);
+        let w = graph.weights.as_ref().and_then(|w| weight_i32(w, i));
+        for (a, b) in [(u, v), (v, u)] {
+            let p = next[a] as usize;
+            next[a] += 1;
+            targets[p] = b as i32;
+            if let (Some(ws), Some(w)) = (&mut weights, w) {
+                ws[p] = w;
+            }
+        }
+    }
+    write_i32s(out, &[n as i32, m as i32])?;
+    write_i32s(out, &offsets)?;
+    write_i32s(out, &targets)?;
+    if let Some(w) = &weights {
+        write_i32s(out, w)?;
+    }
+    Ok(())
+}
+
+fn write_i32s(out: &mut Output, values: &[i32]) -> Result<()> {
+    let mut buf = Vec::with_capacity(1 << 20);
+    for chunk in values.chunks(1 << 18) {
+        buf.clear();
+        for x in chunk {
+            buf.extend_from_slice(&x.to_le_bytes());
+        }
+        out.write_all(&buf)?;
+    }
+    Ok(())
+}
