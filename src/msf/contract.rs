@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 
 use super::prepare::Priority;
+use super::radix::radix_sort_by;
 
 /// Follows successor pointers until every vertex points at its root (a vertex that is
 /// its own successor), doubling the distance covered each round.
@@ -41,17 +42,26 @@ pub(crate) fn renumber(root: &[u32]) -> (Vec<u32>, usize) {
 /// An edge between two (super)vertices with its priority.
 pub(crate) type Link<P> = (u32, u32, P);
 
-/// Sorts links by (a, b, priority) and keeps the lightest of each (a, b) pair.
+/// Groups links by (a, b) — a radix sort on the endpoint pair — and keeps the
+/// lightest of each pair, so the result is sorted by `a` (CSR order) and simple.
 pub(crate) fn lightest_per_pair<P: Priority>(mut links: Vec<Link<P>>) -> Vec<Link<P>> {
-    links.par_sort_unstable();
-    let keep: Vec<bool> = (0..links.len())
+    radix_sort_by(&mut links, 8, |&(a, b, _), i| {
+        (((a as u64) << 32 | b as u64) >> (8 * i)) as u8
+    });
+    // Runs of equal (a, b): keep the first link holding the run's minimum.
+    let starts: Vec<usize> = (0..links.len())
         .into_par_iter()
-        .map(|i| i == 0 || (links[i - 1].0, links[i - 1].1) != (links[i].0, links[i].1))
+        .filter(|&i| i == 0 || (links[i - 1].0, links[i - 1].1) != (links[i].0, links[i].1))
         .collect();
-    links
+    (0..starts.len())
         .into_par_iter()
-        .zip(keep)
-        .filter_map(|(link, k)| k.then_some(link))
+        .map(|r| {
+            let end = starts.get(r + 1).copied().unwrap_or(links.len());
+            *links[starts[r]..end]
+                .iter()
+                .min_by_key(|l| l.2)
+                .expect("runs are not empty")
+        })
         .collect()
 }
 

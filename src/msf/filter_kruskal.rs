@@ -32,28 +32,32 @@ pub(crate) fn filter_kruskal<P: Priority>(graph: Prepared<'_, P>) -> Vec<usize> 
     let wanted = num_vertices.saturating_sub(1);
     let mut round = 0u64;
     while !live.is_empty() && forest.len() < wanted {
-        let light = if live.len() <= SORT_WHOLE {
-            std::mem::take(&mut live)
+        // The light part: everything when small, else the edges at or below a pivot.
+        let pivot = if live.len() <= SORT_WHOLE {
+            P::NONE
         } else {
             // Aim for twice as many light edges as the forest still lacks.
             let target = (2 * (wanted - forest.len())).clamp(SORT_WHOLE, live.len());
-            let pivot = sample_pivot(&live, target, round);
-            let (light, heavy): (Vec<P>, Vec<P>) = live.par_iter().partition(|&&p| p <= pivot);
-            live = heavy;
-            light
+            sample_pivot(&live, target, round)
         };
-        kruskal_sorted(light, u, v, &mut sets, &mut forest);
-        if !live.is_empty() && forest.len() < wanted {
-            sets.flatten();
-            let shared = &sets;
-            live = live
-                .into_par_iter()
-                .filter(|p| {
-                    let e = p.position();
-                    shared.find_shared(u[e]) != shared.find_shared(v[e])
-                })
-                .collect();
+        if pivot == P::NONE {
+            kruskal_sorted(std::mem::take(&mut live), u, v, &mut sets, &mut forest);
+            break;
         }
+        kruskal_sorted(
+            par_filter(&live, |&p| p <= pivot),
+            u,
+            v,
+            &mut sets,
+            &mut forest,
+        );
+        // The heavy part, less every edge that now lies inside one tree.
+        sets.flatten();
+        let shared = &sets;
+        live = par_filter(&live, |&p| {
+            let e = p.position();
+            p > pivot && shared.find_shared(u[e]) != shared.find_shared(v[e])
+        });
         round += 1;
     }
     forest
@@ -85,6 +89,16 @@ fn kruskal_sorted<P: Priority>(
             }
         }
     }
+}
+
+/// The elements of `data` that satisfy `keep`, in order: filtered chunk by chunk in
+/// parallel, then concatenated.
+fn par_filter<P: Priority>(data: &[P], keep: impl Fn(&P) -> bool + Sync) -> Vec<P> {
+    let pieces: Vec<Vec<P>> = data
+        .par_chunks(1 << 16)
+        .map(|chunk| chunk.iter().copied().filter(|p| keep(p)).collect())
+        .collect();
+    pieces.concat()
 }
 
 /// A priority with about `target` of `live` at or below it, estimated from a sample.

@@ -195,7 +195,8 @@ fn solve_typed<W: WeightKey>(
     algorithm: Algorithm,
 ) -> Result<(Vec<u64>, usize)> {
     let m = ends.u.len();
-    if (weights.is_none() || W::NARROW) && (m as u64) <= 1 << 32 {
+    // Strictly below 2^32 positions, so no packed priority can equal `Priority::NONE`.
+    if (weights.is_none() || W::NARROW) && (m as u64) < 1 << 32 {
         solve::<u64, W>(ends, weights, algorithm)
     } else {
         solve::<u128, W>(ends, weights, algorithm)

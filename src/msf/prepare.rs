@@ -205,10 +205,7 @@ pub(crate) fn endpoints<'a>(graph: &Graph<'a>, ignore_weights: bool) -> Result<E
                 }
             }
             for (name, ends) in [("u", u), ("v", v)] {
-                if let Some(i) = ends
-                    .par_iter()
-                    .position_first(|&x| x as usize >= num_vertices)
-                {
+                if let Some(i) = first_out_of_range(ends, num_vertices) {
                     return Err(invalid(format!(
                         "edge {i}: {name} = {} is out of range for {num_vertices} vertices",
                         ends[i]
@@ -263,10 +260,7 @@ pub(crate) fn endpoints<'a>(graph: &Graph<'a>, ignore_weights: bool) -> Result<E
                     )));
                 }
             }
-            if let Some(p) = targets
-                .par_iter()
-                .position_first(|&t| t as usize >= num_vertices)
-            {
+            if let Some(p) = first_out_of_range(targets, num_vertices) {
                 return Err(invalid(format!(
                     "CSR targets[{p}] = {} is out of range for {num_vertices} vertices",
                     targets[p]
@@ -292,6 +286,19 @@ pub(crate) fn endpoints<'a>(graph: &Graph<'a>, ignore_weights: bool) -> Result<E
             })
         }
     }
+}
+
+/// The first id that is not below `n`. The common, valid case costs one vectorized
+/// parallel maximum; the index is searched for only when something is wrong.
+fn first_out_of_range(ids: &[u32], n: usize) -> Option<usize> {
+    let max = ids
+        .par_chunks(1 << 16)
+        .map(|c| c.iter().copied().max().unwrap_or(0))
+        .max()?;
+    if (max as usize) < n {
+        return None;
+    }
+    ids.iter().position(|&x| x as usize >= n)
 }
 
 fn check_vertex_count(n: usize) -> Result<()> {
@@ -401,9 +408,14 @@ pub(crate) fn priorities<P: Priority, W: WeightKey>(
             .collect());
     };
     let weight_of = |i: usize| weights[ids.map_or(i, |ids| ids[i] as usize)];
-    if let Some(i) = (0..num_edges)
-        .into_par_iter()
-        .position_first(|i| weight_of(i).is_nan())
+    // The common, valid case is one parallel scan; the index is searched for only when
+    // there is a NaN.
+    let any_nan = weights
+        .par_chunks(1 << 16)
+        .any(|c| c.iter().any(|w| w.is_nan()));
+    if let Some(i) = any_nan
+        .then(|| (0..num_edges).position(|i| weight_of(i).is_nan()))
+        .flatten()
     {
         let id = ids.map_or(i as u64, |ids| ids[i]);
         let what = if ids.is_some() { "CSR entry" } else { "edge" };

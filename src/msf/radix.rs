@@ -18,31 +18,44 @@ unsafe impl<P: Send> Sync for Destination<P> {}
 /// Sorts `data` ascending. Digits equal in every element are skipped, so small
 /// weights and small edge counts cost fewer passes.
 pub(crate) fn radix_sort<P: Priority>(data: &mut Vec<P>) {
-    let n = data.len();
-    if n <= SMALL {
+    if data.len() <= SMALL {
         data.sort_unstable();
         return;
     }
+    radix_sort_by(data, P::BYTES, |p, i| p.byte(i));
+}
+
+/// Sorts `data` stably by the key whose byte `i` (0 = least significant) of
+/// `key_bytes` is `byte(item, i)`. Digits equal in every element are skipped.
+pub(crate) fn radix_sort_by<T: Copy + Send + Sync>(
+    data: &mut Vec<T>,
+    key_bytes: usize,
+    byte: impl Fn(&T, usize) -> u8 + Sync,
+) {
+    let n = data.len();
+    if n < 2 {
+        return;
+    }
     let first = data[0];
-    let varying: Vec<usize> = {
-        let differs = (0..P::BYTES)
-            .map(|d| {
-                let b = first.byte(d);
-                data.par_iter().any(|x| x.byte(d) != b)
-            })
-            .collect::<Vec<_>>();
-        (0..P::BYTES).filter(|&d| differs[d]).collect()
-    };
+    let varying: Vec<usize> = (0..key_bytes)
+        .filter(|&d| {
+            let b = byte(&first, d);
+            data.par_iter().any(|x| byte(x, d) != b)
+        })
+        .collect();
+    if varying.is_empty() {
+        return;
+    }
     let chunks = (rayon::current_num_threads() * 4).max(1);
     let chunk_len = n.div_ceil(chunks);
-    let mut scratch: Vec<P> = vec![first; n];
+    let mut scratch: Vec<T> = vec![first; n];
     for &digit in &varying {
         let histograms: Vec<[usize; 256]> = data
             .par_chunks(chunk_len)
             .map(|chunk| {
                 let mut h = [0usize; 256];
                 for x in chunk {
-                    h[x.byte(digit) as usize] += 1;
+                    h[byte(x, digit) as usize] += 1;
                 }
                 h
             })
@@ -61,11 +74,11 @@ pub(crate) fn radix_sort<P: Priority>(data: &mut Vec<P>) {
             .zip(starts.into_par_iter())
             .for_each(|(chunk, mut at)| {
                 let out = &out;
-                for &x in chunk {
-                    let b = x.byte(digit) as usize;
+                for x in chunk {
+                    let b = byte(x, digit) as usize;
                     // SAFETY: `at[b]` stays inside this chunk's range for bucket b,
                     // which lies within `scratch` (the ranges partition 0..n).
-                    unsafe { out.0.add(at[b]).write(x) };
+                    unsafe { out.0.add(at[b]).write(*x) };
                     at[b] += 1;
                 }
             });
