@@ -40,7 +40,7 @@ TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 LIBDIR="$TARGET_DIR/release"
 
 # The test programs, in run order (test_api_static is test_api.c linked against libgpumst.a).
-TESTS=(test_api test_api_static test_errors test_primitives test_threads test_cpp)
+TESTS=(test_api test_api_static test_errors test_primitives test_threads test_msf test_cpp)
 
 echo "ffi-tests: cargo build --release --lib (in $ROOT)"
 if ! (cd "$ROOT" && cargo build --release --lib); then
@@ -81,6 +81,7 @@ compile test_api_static "$CC" "${CFLAGS[@]}" "$HERE/test_api.c" "${STATIC_LINK[@
 compile test_errors "$CC" "${CFLAGS[@]}" "$HERE/test_errors.c" "${SHARED_LINK[@]}"
 compile test_primitives "$CC" "${CFLAGS[@]}" "$HERE/test_primitives.c" "${SHARED_LINK[@]}"
 compile test_threads "$CC" "${CFLAGS[@]}" "$HERE/test_threads.c" "${SHARED_LINK[@]}"
+compile test_msf "$CC" "${CFLAGS[@]}" "$HERE/test_msf.c" "${SHARED_LINK[@]}" -lm
 compile test_cpp "$CXX" "${CXXFLAGS[@]}" "$HERE/test_cpp.cpp" "${SHARED_LINK[@]}"
 
 # The static binary must not need libgpumst.so at run time.

@@ -1,10 +1,47 @@
 //! The `gpumst` command: runs the library on graph files and reports what it finds.
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
 
-use clap::{Parser, Subcommand};
-use gpumst::{probe, Context, Options, Tier};
+use clap::{Parser, Subcommand, ValueEnum};
+use gpumst::graph::generate::{self, WeightSpec};
+use gpumst::graph::io::{self, Format, LoadedGraph};
+use gpumst::graph::EdgeListGraph;
+use gpumst::{probe, Algorithm, Context, Error, MsfOptions, Options, Tier};
 use serde_json::json;
+
+/// Counts heap bytes in use, so `msf --json` can report the algorithm's peak memory.
+struct CountingAllocator;
+
+static HEAP_IN_USE: AtomicUsize = AtomicUsize::new(0);
+static HEAP_PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is forwarded unchanged to the system allocator, which upholds
+// GlobalAlloc's contract; the counters are only statistics.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded with the caller's layout.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let now = HEAP_IN_USE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            HEAP_PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) };
+        HEAP_IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 #[derive(Parser)]
 #[command(
@@ -25,11 +62,330 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Compute the minimum spanning forest of a graph file.
+    Msf {
+        /// Graph file: DIMACS .gr, Matrix Market .mtx, edge list, ECL .egr (each may be .gz or .xz).
+        file: PathBuf,
+        #[arg(long, default_value = "auto", value_parser = parse_format)]
+        format: Format,
+        #[arg(long, default_value = "auto", value_parser = parse_tier)]
+        backend: Tier,
+        #[arg(long, default_value = "auto", value_parser = parse_algorithm)]
+        algorithm: Algorithm,
+        /// Write the forest, one `u v w` line per edge in the file's numbering, ascending edge id.
+        #[arg(long)]
+        edges_out: Option<PathBuf>,
+        /// Ignore weights: the spanning forest of lowest edge ids.
+        #[arg(long)]
+        unweighted: bool,
+        /// CPU threads (0 = all cores).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Generate a graph and write it to a file (format from the extension).
+    Generate {
+        #[arg(value_enum)]
+        kind: GraphKind,
+        #[arg(long)]
+        out: PathBuf,
+        /// rmat: log2 of the vertex count.
+        #[arg(long)]
+        scale: Option<u32>,
+        /// rmat: edges per vertex.
+        #[arg(long, default_value_t = 16)]
+        edge_factor: u32,
+        /// random: vertex count.
+        #[arg(long)]
+        vertices: Option<usize>,
+        /// random: edge count.
+        #[arg(long)]
+        edges: Option<usize>,
+        /// grid: rows and columns.
+        #[arg(long)]
+        rows: Option<usize>,
+        #[arg(long)]
+        cols: Option<usize>,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// int:LOW:HIGH (uniform integers), float:LOW:HIGH (uniform reals), const:C, or none.
+        #[arg(long, default_value = "int:1:1000000", value_parser = parse_weights)]
+        weights: WeightSpec,
+        #[arg(long, default_value = "auto", value_parser = parse_format)]
+        format: Format,
+    },
+    /// Read a graph file in one format and write it in another.
+    Convert {
+        input: PathBuf,
+        output: PathBuf,
+        #[arg(long, default_value = "auto", value_parser = parse_format)]
+        from: Format,
+        #[arg(long, default_value = "auto", value_parser = parse_format)]
+        to: Format,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum GraphKind {
+    Rmat,
+    Random,
+    Grid,
+}
+
+fn parse_format(s: &str) -> Result<Format, String> {
+    Format::ALL
+        .into_iter()
+        .find(|f| f.name() == s)
+        .ok_or_else(|| format!("unknown format '{s}': expected auto, dimacs, mtx, edgelist or egr"))
+}
+
+fn parse_tier(s: &str) -> Result<Tier, String> {
+    s.parse().map_err(|e: Error| e.message().to_string())
+}
+
+fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
+    s.parse().map_err(|e: Error| e.message().to_string())
+}
+
+fn parse_weights(s: &str) -> Result<WeightSpec, String> {
+    let parts: Vec<&str> = s.split(':').collect();
+    let bad =
+        || format!("bad --weights '{s}': expected int:LOW:HIGH, float:LOW:HIGH, const:C or none");
+    let spec = match parts.as_slice() {
+        ["none"] => WeightSpec::None,
+        ["const", c] => WeightSpec::Constant(c.parse().map_err(|_| bad())?),
+        ["int", low, high] => WeightSpec::UniformInt {
+            low: low.parse().map_err(|_| bad())?,
+            high: high.parse().map_err(|_| bad())?,
+        },
+        ["float", low, high] => WeightSpec::UniformFloat {
+            low: low.parse().map_err(|_| bad())?,
+            high: high.parse().map_err(|_| bad())?,
+        },
+        _ => return Err(bad()),
+    };
+    spec.validate().map_err(|e| e.message().to_string())?;
+    Ok(spec)
 }
 
 fn main() -> ExitCode {
-    match Cli::parse().command {
-        Command::Info { json } => info(json),
+    let result = match Cli::parse().command {
+        Command::Info { json } => return info(json),
+        Command::Msf {
+            file,
+            format,
+            backend,
+            algorithm,
+            edges_out,
+            unweighted,
+            threads,
+            json,
+        } => msf(&MsfRun {
+            file,
+            format,
+            backend,
+            algorithm,
+            edges_out,
+            unweighted,
+            threads,
+            json,
+        }),
+        Command::Generate {
+            kind,
+            out,
+            scale,
+            edge_factor,
+            vertices,
+            edges,
+            rows,
+            cols,
+            seed,
+            weights,
+            format,
+        } => {
+            let need = |value: Option<usize>, flag: &str| {
+                value.ok_or_else(|| Error::invalid_argument(format!("generate needs --{flag}")))
+            };
+            (|| {
+                let graph = match kind {
+                    GraphKind::Rmat => {
+                        let scale = scale.ok_or_else(|| {
+                            Error::invalid_argument("generate rmat needs --scale")
+                        })?;
+                        if scale > 32 {
+                            return Err(Error::invalid_argument("--scale must be at most 32"));
+                        }
+                        generate::rmat(scale, edge_factor, seed, &weights)
+                    }
+                    GraphKind::Random => generate::random(
+                        need(vertices, "vertices")?,
+                        need(edges, "edges")?,
+                        seed,
+                        &weights,
+                    ),
+                    GraphKind::Grid => {
+                        generate::grid(need(rows, "rows")?, need(cols, "cols")?, seed, &weights)
+                    }
+                };
+                io::write_graph(&out, format, &graph)?;
+                eprintln!(
+                    "gpumst: wrote {} ({} vertices, {} edges)",
+                    out.display(),
+                    graph.num_vertices,
+                    graph.num_edges()
+                );
+                Ok(())
+            })()
+        }
+        Command::Convert {
+            input,
+            output,
+            from,
+            to,
+        } => (|| {
+            let loaded = load(&input, from)?;
+            io::write_graph(&output, to, &loaded.graph)
+        })(),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("gpumst: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Reads a graph file, drawing a progress bar on a terminal when it takes over a second.
+fn load(path: &Path, format: Format) -> gpumst::Result<LoadedGraph> {
+    let start = Instant::now();
+    let bar: std::cell::RefCell<Option<indicatif::ProgressBar>> = std::cell::RefCell::new(None);
+    let terminal = std::io::stderr().is_terminal();
+    let progress = |done: u64, total: Option<u64>| {
+        if !terminal || start.elapsed().as_secs_f64() < 1.0 {
+            return;
+        }
+        let mut bar = bar.borrow_mut();
+        let bar = bar.get_or_insert_with(|| {
+            let b = indicatif::ProgressBar::new(total.unwrap_or(0));
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "loading {bytes}/{total_bytes} {wide_bar} {eta}",
+                )
+                .expect("static template"),
+            );
+            b
+        });
+        bar.set_position(done);
+    };
+    let loaded = io::read_graph(path, format, Some(&progress));
+    if let Some(bar) = bar.borrow_mut().take() {
+        bar.finish_and_clear();
+    }
+    loaded
+}
+
+struct MsfRun {
+    file: PathBuf,
+    format: Format,
+    backend: Tier,
+    algorithm: Algorithm,
+    edges_out: Option<PathBuf>,
+    unweighted: bool,
+    threads: usize,
+    json: bool,
+}
+
+fn input_bytes(graph: &EdgeListGraph) -> usize {
+    let weight_bytes = graph
+        .weights
+        .as_ref()
+        .map_or(0, |w| w.len() * w.as_weights().dtype().size());
+    graph.num_edges() * 8 + weight_bytes
+}
+
+fn msf(run: &MsfRun) -> gpumst::Result<()> {
+    let ctx = Context::new(&Options {
+        tier: run.backend,
+        cpu_threads: run.threads,
+        ..Options::default()
+    })?;
+    let t = Instant::now();
+    let loaded = load(&run.file, run.format)?;
+    let load_ms = t.elapsed().as_secs_f64() * 1e3;
+    let graph = &loaded.graph;
+    let options = MsfOptions {
+        algorithm: run.algorithm,
+        labels: false,
+        unweighted: run.unweighted,
+    };
+    let baseline = HEAP_IN_USE.load(Ordering::Relaxed);
+    HEAP_PEAK.store(baseline, Ordering::Relaxed);
+    let t = Instant::now();
+    let forest = ctx.msf(&graph.view(), &options)?;
+    let compute_ms = t.elapsed().as_secs_f64() * 1e3;
+    let peak_bytes = HEAP_PEAK.load(Ordering::Relaxed) - baseline;
+    if let Some(path) = &run.edges_out {
+        io::write_forest_edges(path, &loaded, &forest.edges)?;
+    }
+    let backend = ctx.tier_for(gpumst::Operation::Msf)?;
+    if run.json {
+        let object = json!({
+            "file": run.file.display().to_string(),
+            "format": loaded.format.name(),
+            "backend": backend.name(),
+            "device": ctx.device_name(),
+            "algorithm": run.algorithm.name(),
+            "vertices": graph.num_vertices,
+            "edges": graph.num_edges(),
+            "forest_edges": forest.edges.len(),
+            "components": forest.num_components,
+            "total_weight": total_weight_json(&forest.total_weight),
+            "input_bytes": input_bytes(graph),
+            "compute_peak_bytes": peak_bytes,
+            "timings_ms": {"load": load_ms, "upload": 0.0, "compute": compute_ms, "download": 0.0},
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&object).expect("JSON of plain data")
+        );
+    } else {
+        println!(
+            "{}: {} vertices, {} edges ({})",
+            run.file.display(),
+            graph.num_vertices,
+            graph.num_edges(),
+            loaded.format
+        );
+        println!(
+            "minimum spanning forest ({} on the {} tier, {}): {} edges, {} component(s), total weight {}",
+            run.algorithm,
+            backend,
+            ctx.device_name(),
+            forest.edges.len(),
+            forest.num_components,
+            forest.total_weight
+        );
+        println!("load {load_ms:.1} ms, compute {compute_ms:.1} ms");
+    }
+    Ok(())
+}
+
+/// Integers print exactly (as a JSON number when they fit in i64/u64, else a string).
+fn total_weight_json(total: &gpumst::TotalWeight) -> serde_json::Value {
+    match *total {
+        gpumst::TotalWeight::Float(x) => json!(x),
+        gpumst::TotalWeight::Int(x) => {
+            if let Ok(v) = i64::try_from(x) {
+                json!(v)
+            } else if let Ok(v) = u64::try_from(x) {
+                json!(v)
+            } else {
+                json!(x.to_string())
+            }
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::prepare::{Prepared, Priority};
 use super::radix::radix_sort;
-use super::union_find::UnionFind;
+use super::union_find::{find_shared, UnionFind};
 
 /// Live edge sets at most this large are simply sorted whole.
 const SORT_WHOLE: usize = 1 << 17;
@@ -33,11 +33,11 @@ pub(crate) fn filter_kruskal<P: Priority>(graph: Prepared<'_, P>) -> Vec<usize> 
     let mut round = 0u64;
     while !live.is_empty() && forest.len() < wanted {
         // The light part: everything when small, else the edges at or below a pivot.
-        let pivot = if live.len() <= SORT_WHOLE {
+        // Aim for twice as many light edges as the forest still lacks.
+        let target = (2 * (wanted - forest.len())).max(SORT_WHOLE);
+        let pivot = if target >= live.len() {
             P::NONE
         } else {
-            // Aim for twice as many light edges as the forest still lacks.
-            let target = (2 * (wanted - forest.len())).clamp(SORT_WHOLE, live.len());
             sample_pivot(&live, target, round)
         };
         if pivot == P::NONE {
@@ -53,18 +53,20 @@ pub(crate) fn filter_kruskal<P: Priority>(graph: Prepared<'_, P>) -> Vec<usize> 
         );
         // The heavy part, less every edge that now lies inside one tree.
         sets.flatten();
-        let shared = &sets;
+        let parents = sets.parents();
         live = par_filter(&live, |&p| {
             let e = p.position();
-            p > pivot && shared.find_shared(u[e]) != shared.find_shared(v[e])
+            p > pivot && find_shared(parents, u[e]) != find_shared(parents, v[e])
         });
         round += 1;
     }
     forest
 }
 
-/// Sorts `edges` and adds each that joins two trees, pre-filtering blocks of sorted
-/// edges in parallel so the sequential unions only see candidates.
+/// Sorts `edges` and adds each that joins two trees. Blocks of sorted edges are
+/// pre-filtered (edges already inside one tree dropped) on other threads while this
+/// one links the survivors of the previous block, so the sequential unions only see
+/// candidates and overlap the lookups of the next block.
 fn kruskal_sorted<P: Priority>(
     mut edges: Vec<P>,
     u: &[u32],
@@ -73,19 +75,37 @@ fn kruskal_sorted<P: Priority>(
     forest: &mut Vec<usize>,
 ) {
     radix_sort(&mut edges);
-    for block in edges.chunks(BLOCK) {
-        let shared = &*sets;
-        let crossing: Vec<usize> = block
+    let (parents, mut linker) = sets.split();
+    let crossing = |block: &[P]| -> Vec<usize> {
+        block
             .par_iter()
             .with_min_len(1024)
             .filter_map(|p| {
                 let e = p.position();
-                (shared.find_shared(u[e]) != shared.find_shared(v[e])).then_some(e)
+                (find_shared(parents, u[e]) != find_shared(parents, v[e])).then_some(e)
             })
-            .collect();
-        for e in crossing {
-            if sets.union(u[e], v[e]) {
-                forest.push(e);
+            .collect()
+    };
+    let mut blocks = edges.chunks(BLOCK);
+    let mut candidates = blocks.next().map(crossing).unwrap_or_default();
+    loop {
+        let next = blocks.next();
+        let link_all = |linker: &mut super::union_find::Linker<'_>, forest: &mut Vec<usize>| {
+            for &e in &candidates {
+                if linker.union(u[e], v[e]) {
+                    forest.push(e);
+                }
+            }
+        };
+        match next {
+            Some(block) => {
+                let ((), following) =
+                    rayon::join(|| link_all(&mut linker, forest), || crossing(block));
+                candidates = following;
+            }
+            None => {
+                link_all(&mut linker, forest);
+                break;
             }
         }
     }

@@ -1,65 +1,125 @@
 //! Disjoint sets over vertex ids.
+//!
+//! Parents are atomics so that other threads may look up representatives while one
+//! thread links sets (Kruskal's pipelined pre-filter). That is safe because a lookup
+//! only follows parent pointers, which always stay inside a set, and sets only ever
+//! merge: two lookups that meet at one vertex prove the ends are connected, and a
+//! stale lookup can only miss a connection, never invent one.
 
-/// Sequential union-find with union by size and path halving.
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+/// Union-find with union by rank and path halving.
 pub(crate) struct UnionFind {
-    parent: Vec<u32>,
-    size: Vec<u32>,
+    parent: Vec<AtomicU32>,
+    /// Upper bound on tree height (at most log2 n, so a byte suffices).
+    rank: Vec<u8>,
+}
+
+/// Representatives, looked up without modifying anything (any thread, any time).
+#[inline]
+pub(crate) fn find_shared(parent: &[AtomicU32], mut x: u32) -> u32 {
+    loop {
+        let p = parent[x as usize].load(Relaxed);
+        if p == x {
+            return x;
+        }
+        x = p;
+    }
 }
 
 impl UnionFind {
     pub fn new(n: usize) -> Self {
         UnionFind {
-            parent: (0..n as u64).map(|x| x as u32).collect(),
-            size: vec![1; n],
+            parent: (0..n as u64).map(|x| AtomicU32::new(x as u32)).collect(),
+            rank: vec![0; n],
         }
+    }
+
+    /// The parent array, for lookups from other threads with [`find_shared`].
+    pub fn parents(&self) -> &[AtomicU32] {
+        &self.parent
     }
 
     /// Representative of `x`, shortening the path on the way.
     #[inline]
-    pub fn find(&mut self, mut x: u32) -> u32 {
-        while self.parent[x as usize] != x {
-            let grandparent = self.parent[self.parent[x as usize] as usize];
-            self.parent[x as usize] = grandparent;
-            x = grandparent;
-        }
-        x
-    }
-
-    /// Representative of `x` without modifying anything (safe to run from many
-    /// threads on a shared borrow).
-    #[inline]
-    pub fn find_shared(&self, mut x: u32) -> u32 {
-        while self.parent[x as usize] != x {
-            x = self.parent[x as usize];
-        }
-        x
-    }
-
-    /// Points every element straight at its root, so later shared finds take one step.
-    pub fn flatten(&mut self) {
-        let roots: Vec<u32> = {
-            use rayon::prelude::*;
-            let shared = &*self;
-            (0..self.parent.len() as u32)
-                .into_par_iter()
-                .map(|x| shared.find_shared(x))
-                .collect()
-        };
-        self.parent = roots;
+    pub fn find(&mut self, x: u32) -> u32 {
+        find_halving(&self.parent, x)
     }
 
     /// Joins the sets of `a` and `b`; false if they were already one.
     #[inline]
     pub fn union(&mut self, a: u32, b: u32) -> bool {
-        let (mut ra, mut rb) = (self.find(a), self.find(b));
-        if ra == rb {
-            return false;
-        }
-        if self.size[ra as usize] < self.size[rb as usize] {
-            std::mem::swap(&mut ra, &mut rb);
-        }
-        self.parent[rb as usize] = ra;
-        self.size[ra as usize] += self.size[rb as usize];
-        true
+        link(&self.parent, &mut self.rank, a, b)
     }
+
+    /// Splits into the shared parents (for lookups elsewhere) and a linker.
+    pub fn split(&mut self) -> (&[AtomicU32], Linker<'_>) {
+        let parent = &self.parent;
+        (
+            parent,
+            Linker {
+                parent,
+                rank: &mut self.rank,
+            },
+        )
+    }
+
+    /// Points every element straight at its root, so later lookups take one step.
+    pub fn flatten(&mut self) {
+        let parent = &self.parent;
+        let roots: Vec<u32> = (0..parent.len() as u32)
+            .into_par_iter()
+            .map(|x| find_shared(parent, x))
+            .collect();
+        parent
+            .par_iter()
+            .zip(roots)
+            .for_each(|(p, r)| p.store(r, Relaxed));
+    }
+}
+
+/// The one thread allowed to link sets while others look up representatives.
+pub(crate) struct Linker<'a> {
+    parent: &'a [AtomicU32],
+    rank: &'a mut [u8],
+}
+
+impl Linker<'_> {
+    #[inline]
+    pub fn union(&mut self, a: u32, b: u32) -> bool {
+        link(self.parent, self.rank, a, b)
+    }
+}
+
+/// Representative of `x`, halving the path on the way. Only the linking thread
+/// writes, and only to non-roots (with an ancestor), so concurrent lookups stay valid.
+#[inline]
+fn find_halving(parent: &[AtomicU32], mut x: u32) -> u32 {
+    loop {
+        let p = parent[x as usize].load(Relaxed);
+        if p == x {
+            return x;
+        }
+        let grandparent = parent[p as usize].load(Relaxed);
+        parent[x as usize].store(grandparent, Relaxed);
+        x = grandparent;
+    }
+}
+
+#[inline]
+fn link(parent: &[AtomicU32], rank: &mut [u8], a: u32, b: u32) -> bool {
+    let (mut ra, mut rb) = (find_halving(parent, a), find_halving(parent, b));
+    if ra == rb {
+        return false;
+    }
+    if rank[ra as usize] < rank[rb as usize] {
+        std::mem::swap(&mut ra, &mut rb);
+    }
+    parent[rb as usize].store(ra, Relaxed);
+    if rank[ra as usize] == rank[rb as usize] {
+        rank[ra as usize] += 1;
+    }
+    true
 }

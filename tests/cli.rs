@@ -1,0 +1,280 @@
+//! The `gpumst` command as a user runs it: the main job on real graphs, forests written
+//! to files, generators, conversion, and malformed input (a message naming the line,
+//! a non-zero exit, never a panic).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn gpumst(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gpumst"))
+        .args(args)
+        .env_remove("GPUMST_BACKEND")
+        .output()
+        .expect("gpumst runs")
+}
+
+fn json_of(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "gpumst failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("--json prints JSON")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn assert_clean_failure(out: &Output, needle: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "expected failure, got success: {stderr}"
+    );
+    assert!(
+        stderr.contains(needle),
+        "stderr should mention {needle:?}: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "no panic: {stderr}");
+}
+
+/// The road graphs with the answers in ../shared/data/README.md, every algorithm.
+#[test]
+fn road_graphs_give_the_published_forests() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    for (name, vertices, edges, forest, weight) in [
+        ("NY", 264_346u64, 365_050u64, 264_345u64, 27_253_492_594u64),
+        ("BAY", 321_270, 397_415, 321_269, 44_047_422_157),
+    ] {
+        let path = data.join(format!("{name}.gr.xz"));
+        if !path.exists() {
+            eprintln!(
+                "SKIPPED road_graphs_give_the_published_forests for {name}: {} not found",
+                path.display()
+            );
+            continue;
+        }
+        for algorithm in ["auto", "boruvka", "prim", "strut", "kruskal"] {
+            let r = json_of(&gpumst(&[
+                "msf",
+                path.to_str().unwrap(),
+                "--json",
+                "--algorithm",
+                algorithm,
+            ]));
+            assert_eq!(r["vertices"], vertices, "{name} {algorithm}");
+            assert_eq!(r["edges"], edges, "{name} {algorithm}");
+            assert_eq!(r["forest_edges"], forest, "{name} {algorithm}");
+            assert_eq!(r["components"], 1, "{name} {algorithm}");
+            assert_eq!(r["total_weight"], weight, "{name} {algorithm}");
+            assert_eq!(r["backend"], "cpu");
+            assert_eq!(r["algorithm"], algorithm);
+            for t in ["load", "upload", "compute", "download"] {
+                assert!(r["timings_ms"][t].as_f64().is_some(), "timing {t}");
+            }
+        }
+    }
+}
+
+#[test]
+fn forest_edges_are_written_in_the_files_numbering() {
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/small.gr");
+    let out_path = scratch("small-forest.txt");
+    let out = gpumst(&[
+        "msf",
+        small.to_str().unwrap(),
+        "--edges-out",
+        out_path.to_str().unwrap(),
+        "--json",
+    ]);
+    let r = json_of(&out);
+    // Edges by first appearance: 0 (1-2,7) 1 (2-3,3) 2 (1-2,7) 3 (4-4,2) 4 (2-1,5) 5 (5-3,1).
+    assert_eq!(r["vertices"], 5);
+    assert_eq!(r["edges"], 6);
+    assert_eq!(r["forest_edges"], 3);
+    assert_eq!(r["components"], 2);
+    assert_eq!(r["total_weight"], 9);
+    let text = std::fs::read_to_string(&out_path).unwrap();
+    assert_eq!(text, "2 3 3\n2 1 5\n5 3 1\n");
+    // The human-readable form says the same.
+    let out = gpumst(&["msf", small.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("3 edges, 2 component(s), total weight 9"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn generated_graphs_round_trip_and_agree_across_algorithms() {
+    for (kind, args, file) in [
+        (
+            "rmat",
+            vec!["--scale", "12", "--edge-factor", "8"],
+            "g.gr.gz",
+        ),
+        (
+            "random",
+            vec!["--vertices", "3000", "--edges", "9000"],
+            "g.mtx",
+        ),
+        ("grid", vec!["--rows", "50", "--cols", "60"], "g.txt.xz"),
+    ] {
+        let path = scratch(&format!("{kind}-{file}"));
+        let mut generate = vec![
+            "generate",
+            kind,
+            "--out",
+            path.to_str().unwrap(),
+            "--seed",
+            "7",
+        ];
+        generate.extend(&args);
+        let out = gpumst(&generate);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let reference = json_of(&gpumst(&[
+            "msf",
+            path.to_str().unwrap(),
+            "--json",
+            "--algorithm",
+            "kruskal",
+        ]));
+        for algorithm in ["auto", "boruvka", "prim", "strut"] {
+            let r = json_of(&gpumst(&[
+                "msf",
+                path.to_str().unwrap(),
+                "--json",
+                "--algorithm",
+                algorithm,
+            ]));
+            for key in ["forest_edges", "components", "total_weight", "edges"] {
+                assert_eq!(r[key], reference[key], "{kind} {algorithm} {key}");
+            }
+        }
+        // Converting to .egr keeps the forest's size and weight.
+        let egr = scratch(&format!("{kind}.egr"));
+        let out = gpumst(&["convert", path.to_str().unwrap(), egr.to_str().unwrap()]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let r = json_of(&gpumst(&["msf", egr.to_str().unwrap(), "--json"]));
+        assert_eq!(
+            r["forest_edges"], reference["forest_edges"],
+            "{kind} via egr"
+        );
+        assert_eq!(
+            r["total_weight"], reference["total_weight"],
+            "{kind} via egr"
+        );
+    }
+    // Unweighted spanning forest of a connected grid: every vertex but one.
+    let grid = scratch("grid-unweighted.txt");
+    let out = gpumst(&[
+        "generate",
+        "grid",
+        "--rows",
+        "20",
+        "--cols",
+        "30",
+        "--weights",
+        "none",
+        "--out",
+        grid.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let r = json_of(&gpumst(&[
+        "msf",
+        grid.to_str().unwrap(),
+        "--json",
+        "--unweighted",
+    ]));
+    assert_eq!(r["forest_edges"], 599);
+}
+
+#[test]
+fn malformed_files_fail_with_the_line() {
+    let cases: [(&str, &str, &str); 6] = [
+        ("bad.gr", "p sp 3 2\na 1 2 5\na 2 x 5\n", ":3"),
+        (
+            "unpaired.gr",
+            "p sp 3 2\na 1 2 5\na 2 3 5\n",
+            ":2: arc 1 -> 2 has no partner",
+        ),
+        ("short.gr", "p sp 3 4\na 1 2 5\na 2 1 5\n", "header"),
+        ("range.gr", "p sp 3 2\na 1 9 5\na 9 1 5\n", ":2"),
+        ("nan.txt", "0 1 2.5\n1 2 nan\n", ":2"),
+        (
+            "huge.gr",
+            "p sp 3 1000000000000\na 1 2 5\na 2 1 5\n",
+            "header",
+        ),
+    ];
+    for (name, text, needle) in cases {
+        let path = scratch(name);
+        std::fs::write(&path, text).unwrap();
+        let out = gpumst(&["msf", path.to_str().unwrap()]);
+        assert_clean_failure(&out, needle);
+        assert_clean_failure(&out, name);
+    }
+    // Garbled compression, a missing file, bad options.
+    let garbled = scratch("garbled.gr.xz");
+    std::fs::write(&garbled, b"\xfd7zXZ\x00garbage garbage garbage").unwrap();
+    assert_clean_failure(
+        &gpumst(&["msf", garbled.to_str().unwrap()]),
+        "garbled.gr.xz",
+    );
+    assert_clean_failure(
+        &gpumst(&["msf", "/nonexistent/graph.gr"]),
+        "/nonexistent/graph.gr",
+    );
+    assert_clean_failure(
+        &gpumst(&["msf", "x.gr", "--algorithm", "dijkstra"]),
+        "unknown algorithm",
+    );
+    assert_clean_failure(&gpumst(&["generate", "rmat", "--out", "x.gr"]), "--scale");
+    assert_clean_failure(
+        &gpumst(&[
+            "generate",
+            "grid",
+            "--rows",
+            "3",
+            "--cols",
+            "3",
+            "--weights",
+            "int:5:1",
+            "--out",
+            "x.gr",
+        ]),
+        "weights",
+    );
+}
+
+#[test]
+fn forced_backends_on_msf() {
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/small.txt");
+    let r = json_of(&gpumst(&[
+        "msf",
+        small.to_str().unwrap(),
+        "--json",
+        "--backend",
+        "cpu",
+        "--threads",
+        "1",
+    ]));
+    assert_eq!(r["backend"], "cpu");
+    let out = Command::new(env!("CARGO_BIN_EXE_gpumst"))
+        .args(["msf", small.to_str().unwrap(), "--backend", "cuda"])
+        .env("GPUMST_CUDA_LIBRARY", "/nonexistent/libcuda.so.1")
+        .output()
+        .unwrap();
+    assert_clean_failure(&out, "CUDA tier is unavailable");
+}
