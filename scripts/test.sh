@@ -8,8 +8,10 @@ echo "== cargo fmt --check"
 cargo fmt --check
 echo "== cargo clippy -D warnings"
 cargo clippy --all-targets -- -D warnings
-echo "== cargo test (unit, property, header, tier tests)"
+echo "== cargo test (unit, property, conformance, header, tier, I/O and CLI tests)"
 cargo test --release
+echo "== tiers on this machine (the conformance suite ran on each one found; the others were skipped)"
+cargo run --release --quiet --bin gpumst -- info
 echo "== README C example"
 mkdir -p target/readme-example
 awk '/^```c$/{on=1; next} /^```$/{on=0} on' README.md > target/readme-example/example.c

@@ -45,8 +45,8 @@ pub(crate) type Link<P> = (u32, u32, P);
 /// Groups links by (a, b) — a radix sort on the endpoint pair — and keeps the
 /// lightest of each pair, so the result is sorted by `a` (CSR order) and simple.
 pub(crate) fn lightest_per_pair<P: Priority>(mut links: Vec<Link<P>>) -> Vec<Link<P>> {
-    radix_sort_by(&mut links, 8, |&(a, b, _), i| {
-        (((a as u64) << 32 | b as u64) >> (8 * i)) as u8
+    radix_sort_by(&mut links, 0, 64, |&(a, b, _), shift| {
+        (((a as u64) << 32) | b as u64) >> shift
     });
     // Runs of equal (a, b): keep the first link holding the run's minimum.
     let starts: Vec<usize> = (0..links.len())

@@ -11,7 +11,7 @@
 use rayon::prelude::*;
 
 use super::prepare::{Prepared, Priority};
-use super::radix::radix_sort;
+use super::radix::sort_by_weight;
 use super::union_find::{find_shared, UnionFind};
 
 /// Live edge sets at most this large are simply sorted whole.
@@ -74,7 +74,7 @@ fn kruskal_sorted<P: Priority>(
     sets: &mut UnionFind,
     forest: &mut Vec<usize>,
 ) {
-    radix_sort(&mut edges);
+    sort_by_weight(&mut edges);
     let (parents, mut linker) = sets.split();
     let crossing = |block: &[P]| -> Vec<usize> {
         block

@@ -208,6 +208,7 @@ fn solve<P: Priority, W: WeightKey>(
     weights: Option<&[W]>,
     algorithm: Algorithm,
 ) -> Result<(Vec<u64>, usize)> {
+    let m = ends.u.len();
     let priority = prepare::priorities::<P, W>(weights, ends.ids.as_deref(), ends.u.len())?;
     let ids = ends.ids;
     let prepared = Prepared {
@@ -225,8 +226,18 @@ fn solve<P: Priority, W: WeightKey>(
         Algorithm::Kruskal => kruskal::kruskal(&prepared),
     };
     let id_of = |e: usize| ids.as_ref().map_or(e as u64, |ids| ids[e]);
-    let mut ids: Vec<u64> = positions.into_par_iter().map(id_of).collect();
-    ids.par_sort_unstable();
+    // Mark the chosen positions and read them back in order: ascending ids without a
+    // sort (CSR ids grow with position too).
+    let mut chosen = vec![false; m];
+    for e in positions {
+        chosen[e] = true;
+    }
+    let ids: Vec<u64> = chosen
+        .par_iter()
+        .enumerate()
+        .filter(|&(_, &c)| c)
+        .map(|(e, _)| id_of(e))
+        .collect();
     Ok((ids, num_vertices))
 }
 

@@ -19,17 +19,21 @@ use crate::{Error, Result, Status};
 pub(crate) trait Priority: Copy + Ord + Send + Sync + Debug + 'static {
     /// Larger than every edge's priority.
     const NONE: Self;
-    /// Bytes in the representation (radix sort passes).
-    const BYTES: usize;
+    /// Where the weight image starts (the bits below hold the position).
+    const KEY_SHIFT: u32;
+    /// Bits in the representation.
+    const BITS: u32;
     fn new(key: u64, position: usize) -> Self;
     fn position(self) -> usize;
-    fn byte(self, i: usize) -> u8;
+    /// The representation shifted right by `shift`, truncated to 64 bits.
+    fn shifted(self, shift: u32) -> u64;
 }
 
 /// 32-bit weight image and 32-bit position.
 impl Priority for u64 {
     const NONE: Self = u64::MAX;
-    const BYTES: usize = 8;
+    const KEY_SHIFT: u32 = 32;
+    const BITS: u32 = 64;
     #[inline(always)]
     fn new(key: u64, position: usize) -> Self {
         (key << 32) | position as u64
@@ -39,15 +43,16 @@ impl Priority for u64 {
         (self & 0xFFFF_FFFF) as usize
     }
     #[inline(always)]
-    fn byte(self, i: usize) -> u8 {
-        (self >> (8 * i)) as u8
+    fn shifted(self, shift: u32) -> u64 {
+        self >> shift
     }
 }
 
 /// 64-bit weight image and 64-bit position.
 impl Priority for u128 {
     const NONE: Self = u128::MAX;
-    const BYTES: usize = 16;
+    const KEY_SHIFT: u32 = 64;
+    const BITS: u32 = 128;
     #[inline(always)]
     fn new(key: u64, position: usize) -> Self {
         ((key as u128) << 64) | position as u128
@@ -57,8 +62,8 @@ impl Priority for u128 {
         self as u64 as usize
     }
     #[inline(always)]
-    fn byte(self, i: usize) -> u8 {
-        (self >> (8 * i)) as u8
+    fn shifted(self, shift: u32) -> u64 {
+        (self >> shift) as u64
     }
 }
 

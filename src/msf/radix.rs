@@ -1,46 +1,49 @@
-//! Parallel LSD radix sort of edge priorities (8-bit digits).
+//! Parallel LSD radix sort (11-bit digits, stable), skipping digits that are equal in
+//! every element.
 
 use rayon::prelude::*;
 
 use super::prepare::Priority;
 
-/// Below this many elements a comparison sort is faster.
-const SMALL: usize = 1 << 15;
+/// Bits per digit: 2048 buckets keep the histograms in L1 and need few passes.
+const DIGIT_BITS: u32 = 11;
+const BUCKETS: usize = 1 << DIGIT_BITS;
 
 /// Where one pass scatters to. Shared by the worker threads.
-struct Destination<P>(*mut P);
+struct Destination<T>(*mut T);
 
 // SAFETY: a pass gives every (chunk, bucket) pair its own disjoint range of the
 // destination (exclusive prefix sums of the histograms), so no two threads ever write
 // the same element, and nothing reads the destination until the pass has finished.
-unsafe impl<P: Send> Sync for Destination<P> {}
+unsafe impl<T: Send> Sync for Destination<T> {}
 
-/// Sorts `data` ascending. Digits equal in every element are skipped, so small
-/// weights and small edge counts cost fewer passes.
-pub(crate) fn radix_sort<P: Priority>(data: &mut Vec<P>) {
-    if data.len() <= SMALL {
-        data.sort_unstable();
-        return;
-    }
-    radix_sort_by(data, P::BYTES, |p, i| p.byte(i));
+/// Sorts priorities that are already in ascending position order by their weight
+/// part only: the sort is stable, so equal weights stay in position order and the
+/// result is in (weight, position) order without sorting the position bits.
+pub(crate) fn sort_by_weight<P: Priority>(data: &mut Vec<P>) {
+    debug_assert!(data.windows(2).all(|w| w[0].position() < w[1].position()));
+    radix_sort_by(data, P::KEY_SHIFT, P::BITS, |p, shift| p.shifted(shift));
 }
 
-/// Sorts `data` stably by the key whose byte `i` (0 = least significant) of
-/// `key_bytes` is `byte(item, i)`. Digits equal in every element are skipped.
+/// Sorts `data` stably by the key bits `low_bit..high_bit`, where `bits(item, s)`
+/// returns the key shifted right by `s` (at least [`DIGIT_BITS`] meaningful bits).
 pub(crate) fn radix_sort_by<T: Copy + Send + Sync>(
     data: &mut Vec<T>,
-    key_bytes: usize,
-    byte: impl Fn(&T, usize) -> u8 + Sync,
+    low_bit: u32,
+    high_bit: u32,
+    bits: impl Fn(&T, u32) -> u64 + Sync,
 ) {
     let n = data.len();
     if n < 2 {
         return;
     }
+    let digit = |x: &T, shift: u32| (bits(x, shift) & (BUCKETS as u64 - 1)) as usize;
     let first = data[0];
-    let varying: Vec<usize> = (0..key_bytes)
-        .filter(|&d| {
-            let b = byte(&first, d);
-            data.par_iter().any(|x| byte(x, d) != b)
+    let varying: Vec<u32> = (low_bit..high_bit)
+        .step_by(DIGIT_BITS as usize)
+        .filter(|&shift| {
+            let d = digit(&first, shift);
+            data.par_iter().any(|x| digit(x, shift) != d)
         })
         .collect();
     if varying.is_empty() {
@@ -49,21 +52,21 @@ pub(crate) fn radix_sort_by<T: Copy + Send + Sync>(
     let chunks = (rayon::current_num_threads() * 4).max(1);
     let chunk_len = n.div_ceil(chunks);
     let mut scratch: Vec<T> = vec![first; n];
-    for &digit in &varying {
-        let histograms: Vec<[usize; 256]> = data
+    for &shift in &varying {
+        let histograms: Vec<Vec<usize>> = data
             .par_chunks(chunk_len)
             .map(|chunk| {
-                let mut h = [0usize; 256];
+                let mut h = vec![0usize; BUCKETS];
                 for x in chunk {
-                    h[byte(x, digit) as usize] += 1;
+                    h[digit(x, shift)] += 1;
                 }
                 h
             })
             .collect();
         // starts[c][b]: where chunk c writes its first element of bucket b.
-        let mut starts = vec![[0usize; 256]; histograms.len()];
+        let mut starts = vec![vec![0usize; BUCKETS]; histograms.len()];
         let mut next = 0;
-        for bucket in 0..256 {
+        for bucket in 0..BUCKETS {
             for (c, h) in histograms.iter().enumerate() {
                 starts[c][bucket] = next;
                 next += h[bucket];
@@ -75,7 +78,7 @@ pub(crate) fn radix_sort_by<T: Copy + Send + Sync>(
             .for_each(|(chunk, mut at)| {
                 let out = &out;
                 for x in chunk {
-                    let b = byte(x, digit) as usize;
+                    let b = digit(x, shift);
                     // SAFETY: `at[b]` stays inside this chunk's range for bucket b,
                     // which lies within `scratch` (the ranges partition 0..n).
                     unsafe { out.0.add(at[b]).write(*x) };
@@ -90,29 +93,43 @@ pub(crate) fn radix_sort_by<T: Copy + Send + Sync>(
 mod tests {
     use super::*;
 
+    fn stream(seed: u64) -> impl FnMut() -> u64 {
+        let mut x = seed;
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
     #[test]
-    fn sorts_like_the_standard_library() {
-        let mut x = 12345u64;
-        let mut data: Vec<u64> = (0..200_000)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                ((x % 1_000_003) << 20) | (x & 0xFFFFF)
-            })
+    fn weight_sort_gives_weight_then_position_order() {
+        let mut next = stream(12345);
+        let mut data: Vec<u64> = (0..200_000u64)
+            .map(|i| <u64 as Priority>::new(next() % 1000, i as usize))
             .collect();
         let mut expected = data.clone();
         expected.sort_unstable();
-        radix_sort(&mut data);
+        sort_by_weight(&mut data);
         assert_eq!(data, expected);
 
-        let mut wide: Vec<u128> = (0..100_000u128)
-            .rev()
-            .map(|i| ((i % 7) << 64) | i)
+        let mut wide: Vec<u128> = (0..100_000usize)
+            .map(|i| <u128 as Priority>::new(next(), i))
             .collect();
         let mut expected = wide.clone();
         expected.sort_unstable();
-        radix_sort(&mut wide);
+        sort_by_weight(&mut wide);
         assert_eq!(wide, expected);
+    }
+
+    #[test]
+    fn sorts_pairs_stably_by_key() {
+        let mut next = stream(777);
+        let mut data: Vec<(u64, u32)> = (0..150_000u32).map(|i| (next() % 5000, i)).collect();
+        let mut expected = data.clone();
+        expected.sort_by_key(|&(k, _)| k); // stable
+        radix_sort_by(&mut data, 0, 64, |&(k, _), s| k >> s);
+        assert_eq!(data, expected);
     }
 }
