@@ -1,39 +1,39 @@
 //! Vineet, Harish, Patidar and Narayanan's recursive Borůvka (HPG'09), on the CPU.
 //!
 //! Each level: the lightest edge of every vertex by a segmented min-reduction over its
-//! CSR segment; successors, with 2-cycles broken at the smaller vertex; pointer
+//! adjacency segment; successors, with 2-cycles broken at the smaller vertex; pointer
 //! doubling to representatives; dense renumbering of supervertices by a scan;
-//! contraction (self-edges dropped, parallel edges merged to the lightest by a sort);
-//! a new CSR; recursion until no edge is left.
+//! contraction (self-edges dropped, parallel edges merged to the lightest); new
+//! adjacency lists; recursion until no edge is left.
 
 use rayon::prelude::*;
 
-use super::contract::{
-    lightest_per_pair, lightest_per_segment, offsets_of_sorted, pointer_doubling, renumber, Link,
-};
+use super::adjacency::Adjacency;
+use super::contract::{pointer_doubling, renumber};
 use super::prepare::{Prepared, Priority};
+use crate::Result;
 
-pub(crate) fn boruvka<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
-    // Both directions of every edge that is not a self-loop.
-    let links: Vec<Link<P>> = (0..graph.u.len())
-        .into_par_iter()
-        .filter(|&e| graph.u[e] != graph.v[e])
-        .flat_map_iter(|e| {
-            let (a, b, p) = (graph.u[e], graph.v[e], graph.priority[e]);
-            [(a, b, p), (b, a, p)]
-        })
-        .collect();
-    let mut links = lightest_per_pair(links);
-    let mut n = graph.num_vertices;
-    let mut forest = Vec::with_capacity(n.saturating_sub(1));
-    while !links.is_empty() {
-        let offsets = offsets_of_sorted(&links, n);
+pub(crate) fn boruvka<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>> {
+    Adjacency::check_size("boruvka", graph.u.len())?;
+    let priority = &graph.priority[..];
+    let mut g =
+        Adjacency::of_edges(graph.num_vertices, &graph.u, &graph.v).merge_parallel_edges(priority);
+    let mut forest = Vec::with_capacity(graph.num_vertices.saturating_sub(1));
+    while !g.entries.is_empty() {
         // Lightest edge out of each vertex (segmented min-reduction).
-        let lightest = lightest_per_segment(&offsets, |i| links[i].2);
+        let lightest: Vec<Option<(u32, u32)>> = (0..g.num_vertices())
+            .into_par_iter()
+            .map(|x| {
+                g.of(x)
+                    .iter()
+                    .copied()
+                    .min_by_key(|&(_, e)| priority[e as usize])
+            })
+            .collect();
         let successor: Vec<u32> = lightest
             .par_iter()
             .enumerate()
-            .map(|(x, l)| l.map_or(x as u32, |i| links[i].1))
+            .map(|(x, l)| l.map_or(x as u32, |(t, _)| t))
             .collect();
         // Break each 2-cycle (both ends chose the same edge) at the smaller vertex,
         // which becomes the representative; every other vertex contributes its edge.
@@ -53,24 +53,22 @@ pub(crate) fn boruvka<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
                 .par_iter()
                 .enumerate()
                 .filter(|&(x, _)| successor[x] as usize != x)
-                .map(|(_, l)| {
-                    links[l.expect("a vertex with a successor has an edge")]
-                        .2
-                        .position()
-                }),
+                .map(|(_, l)| l.expect("a vertex with a successor has an edge").1 as usize),
         );
         let (supervertex, count) = renumber(&pointer_doubling(successor));
         // Contract: relabel both ends, drop edges inside a supervertex, keep the
         // lightest of parallel edges.
-        let contracted: Vec<Link<P>> = links
-            .into_par_iter()
-            .filter_map(|(a, b, p)| {
-                let (sa, sb) = (supervertex[a as usize], supervertex[b as usize]);
-                (sa != sb).then_some((sa, sb, p))
-            })
-            .collect();
-        links = lightest_per_pair(contracted);
-        n = count;
+        let old = &g;
+        g = Adjacency::build(count, old.num_vertices(), |x, emit| {
+            let sx = supervertex[x];
+            for &(t, e) in old.of(x) {
+                let st = supervertex[t as usize];
+                if sx != st {
+                    emit(sx, st, e);
+                }
+            }
+        })
+        .merge_parallel_edges(priority);
     }
-    forest
+    Ok(forest)
 }

@@ -65,14 +65,6 @@ pub(crate) fn lightest_per_pair<P: Priority>(mut links: Vec<Link<P>>) -> Vec<Lin
         .collect()
 }
 
-/// CSR offsets for `n` vertices from links sorted by their first endpoint.
-pub(crate) fn offsets_of_sorted<P: Priority>(links: &[Link<P>], n: usize) -> Vec<usize> {
-    (0..=n)
-        .into_par_iter()
-        .map(|x| links.partition_point(|l| (l.0 as usize) < x))
-        .collect()
-}
-
 /// Per CSR segment, the position of the entry with the smallest priority (None when
 /// the segment is empty): the segmented min-reduction of the papers.
 pub(crate) fn lightest_per_segment<P: Priority>(

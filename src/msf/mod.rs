@@ -1,6 +1,7 @@
 //! Minimum spanning forests: the algorithms of the founding papers, and the driver
 //! that validates a graph, runs one, and assembles the result.
 
+mod adjacency;
 mod boruvka;
 mod contract;
 mod filter_kruskal;
@@ -220,8 +221,8 @@ fn solve<P: Priority, W: WeightKey>(
     let num_vertices = prepared.num_vertices;
     let positions = match algorithm {
         Algorithm::Auto => filter_kruskal::filter_kruskal(prepared),
-        Algorithm::Boruvka => boruvka::boruvka(&prepared),
-        Algorithm::Prim => prim::prim(&prepared),
+        Algorithm::Boruvka => boruvka::boruvka(&prepared)?,
+        Algorithm::Prim => prim::prim(&prepared)?,
         Algorithm::Strut => strut::strut(&prepared),
         Algorithm::Kruskal => kruskal::kruskal(&prepared),
     };

@@ -12,8 +12,9 @@
 
 use rayon::prelude::*;
 
-use super::contract::{lightest_per_pair, offsets_of_sorted, Link};
+use super::adjacency::Adjacency;
 use super::prepare::{Prepared, Priority};
+use crate::Result;
 
 /// Work below which a step's loops stay on one thread.
 const PARALLEL_WORK: usize = 1 << 15;
@@ -67,21 +68,14 @@ impl<P: Priority> Candidates<P> {
     }
 }
 
-pub(crate) fn prim<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
+pub(crate) fn prim<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>> {
+    Adjacency::check_size("prim", graph.u.len())?;
     let n = graph.num_vertices;
-    let links: Vec<Link<P>> = (0..graph.u.len())
-        .into_par_iter()
-        .filter(|&e| graph.u[e] != graph.v[e])
-        .flat_map_iter(|e| {
-            let (a, b, p) = (graph.u[e], graph.v[e], graph.priority[e]);
-            [(a, b, p), (b, a, p)]
-        })
-        .collect();
-    let links = lightest_per_pair(links);
-    let offsets = offsets_of_sorted(&links, n);
+    let priority = &graph.priority[..];
+    let g = Adjacency::of_edges(n, &graph.u, &graph.v);
     let mut forest = Vec::with_capacity(n.saturating_sub(1));
     if n == 0 {
-        return forest;
+        return Ok(forest);
     }
     let mut c = Candidates::<P>::new(n);
     let mut lowest_unreached = 0usize;
@@ -101,27 +95,31 @@ pub(crate) fn prim<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
             x
         };
         c.join(x);
-        let neighbours = &links[offsets[x as usize]..offsets[x as usize + 1]];
+        let neighbours = g.of(x as usize);
         if neighbours.len() >= PARALLEL_WORK {
             // Dense step: propose improvements in parallel, apply them after.
             let improved: Vec<(u32, P)> = neighbours
                 .par_iter()
-                .filter(|&&(_, y, q)| !c.in_tree[y as usize] && q < c.lightest[y as usize])
-                .map(|&(_, y, q)| (y, q))
+                .map(|&(y, e)| (y, priority[e as usize]))
+                .filter(|&(y, q)| !c.in_tree[y as usize] && q < c.lightest[y as usize])
                 .collect();
-            for (y, q) in improved {
-                c.lightest[y as usize] = q;
+            for &(y, q) in &improved {
+                if q < c.lightest[y as usize] {
+                    c.lightest[y as usize] = q;
+                }
             }
-            let blocks: Vec<usize> = neighbours
+            let mut blocks: Vec<usize> = improved
                 .iter()
-                .map(|l| l.1 as usize / c.block_len)
+                .map(|&(y, _)| y as usize / c.block_len)
                 .collect();
+            blocks.sort_unstable();
+            blocks.dedup();
             for b in blocks {
                 c.refresh_block(b);
             }
         } else {
-            for &(_, y, q) in neighbours {
-                let y = y as usize;
+            for &(y, e) in neighbours {
+                let (y, q) = (y as usize, priority[e as usize]);
                 if !c.in_tree[y] && q < c.lightest[y] {
                     c.lightest[y] = q;
                     let b = y / c.block_len;
@@ -132,5 +130,5 @@ pub(crate) fn prim<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
             }
         }
     }
-    forest
+    Ok(forest)
 }

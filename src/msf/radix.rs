@@ -9,13 +9,24 @@ use super::prepare::Priority;
 const DIGIT_BITS: u32 = 11;
 const BUCKETS: usize = 1 << DIGIT_BITS;
 
-/// Where one pass scatters to. Shared by the worker threads.
-struct Destination<T>(*mut T);
+/// An array that many threads scatter into, each element written by exactly one of
+/// them (the callers compute disjoint slots), and read only after they all finish.
+pub(crate) struct Destination<T>(pub *mut T);
 
-// SAFETY: a pass gives every (chunk, bucket) pair its own disjoint range of the
-// destination (exclusive prefix sums of the histograms), so no two threads ever write
-// the same element, and nothing reads the destination until the pass has finished.
+// SAFETY: users guarantee that no two threads write the same element and that nothing
+// reads the array while writes are in flight (see `write`).
 unsafe impl<T: Send> Sync for Destination<T> {}
+
+impl<T> Destination<T> {
+    /// # Safety
+    /// `index` is inside the array, and no other thread writes or reads it
+    /// concurrently.
+    #[inline(always)]
+    pub unsafe fn write(&self, index: usize, value: T) {
+        // SAFETY: guaranteed by the caller.
+        unsafe { self.0.add(index).write(value) }
+    }
+}
 
 /// Sorts priorities that are already in ascending position order by their weight
 /// part only: the sort is stable, so equal weights stay in position order and the
@@ -81,7 +92,7 @@ pub(crate) fn radix_sort_by<T: Copy + Send + Sync>(
                     let b = digit(x, shift);
                     // SAFETY: `at[b]` stays inside this chunk's range for bucket b,
                     // which lies within `scratch` (the ranges partition 0..n).
-                    unsafe { out.0.add(at[b]).write(*x) };
+                    unsafe { out.write(at[b], *x) };
                     at[b] += 1;
                 }
             });

@@ -1,0 +1,130 @@
+//! Adjacency lists for the vertex-centric algorithms (Borůvka, Prim): both directions
+//! of every edge that is not a self-loop, grouped by vertex, each entry a 4-byte target
+//! and a 4-byte edge position (priorities are looked up by position). Built by a
+//! parallel counting scatter, so no sort and no scratch copy of the entries.
+
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+use super::prepare::Priority;
+use super::radix::Destination;
+use crate::{Error, Result};
+
+/// (target vertex, edge position).
+pub(crate) type Entry = (u32, u32);
+
+pub(crate) struct Adjacency {
+    /// Entries of vertex x: `offsets[x]..offsets[x + 1]`.
+    pub offsets: Vec<usize>,
+    pub entries: Vec<Entry>,
+}
+
+impl Adjacency {
+    /// Checks that edge positions fit the 4-byte entries.
+    pub fn check_size(algorithm: &str, num_edges: usize) -> Result<()> {
+        if num_edges as u64 >= u32::MAX as u64 {
+            return Err(Error::invalid_argument(format!(
+                "the {algorithm} algorithm handles fewer than 2^32 - 1 edges (this graph has {num_edges}); use auto or kruskal"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Both directions of every edge `e` with `u[e] != v[e]`, over `n` vertices.
+    pub fn of_edges(n: usize, u: &[u32], v: &[u32]) -> Self {
+        Self::build(n, u.len(), |e, emit| {
+            if u[e] != v[e] {
+                emit(u[e], v[e], e as u32);
+                emit(v[e], u[e], e as u32);
+            }
+        })
+    }
+
+    /// Lists over `n` vertices of the entries `visit(item, emit)` emits, as
+    /// `emit(source, target, edge)`, for every item in `0..items`.
+    pub fn build(
+        n: usize,
+        items: usize,
+        visit: impl Fn(usize, &mut dyn FnMut(u32, u32, u32)) + Sync,
+    ) -> Self {
+        let count: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+        (0..items).into_par_iter().for_each(|item| {
+            visit(item, &mut |source, _, _| {
+                count[source as usize].fetch_add(1, Relaxed);
+            })
+        });
+        let mut offsets = Vec::with_capacity(n + 1);
+        let mut total = 0usize;
+        offsets.push(0);
+        for c in &count {
+            total += c.load(Relaxed) as usize;
+            offsets.push(total);
+        }
+        let mut entries: Vec<Entry> = vec![(0, 0); total];
+        let out = Destination(entries.as_mut_ptr());
+        let out = &out;
+        (0..items).into_par_iter().for_each(|item| {
+            visit(item, &mut |source, target, edge| {
+                // Counting down from the vertex's count gives every entry its own slot
+                // inside the vertex's range (in no particular order: every use picks
+                // entries by their unique priority).
+                let left = count[source as usize].fetch_sub(1, Relaxed) as usize;
+                // SAFETY: `offsets[source] + left - 1` is unique (atomic countdown
+                // within the vertex's range) and below `total`, the array's length;
+                // nothing reads `entries` until every write is done.
+                unsafe { out.write(offsets[source as usize] + left - 1, (target, edge)) };
+            })
+        });
+        Adjacency { offsets, entries }
+    }
+
+    pub fn num_vertices(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    pub fn of(&self, x: usize) -> &[Entry] {
+        &self.entries[self.offsets[x]..self.offsets[x + 1]]
+    }
+
+    /// Keeps, for each (vertex, target) pair, only the entry of smallest priority.
+    pub fn merge_parallel_edges<P: Priority>(mut self, priority: &[P]) -> Self {
+        let mut segments = Vec::with_capacity(self.num_vertices());
+        let mut rest = &mut self.entries[..];
+        for w in self.offsets.windows(2) {
+            let (segment, tail) = rest.split_at_mut(w[1] - w[0]);
+            segments.push(segment);
+            rest = tail;
+        }
+        let kept: Vec<usize> = segments
+            .into_par_iter()
+            .map(|segment| {
+                segment.sort_unstable_by_key(|&(t, e)| (t, priority[e as usize]));
+                let mut kept = 0;
+                for i in 0..segment.len() {
+                    if i == 0 || segment[i].0 != segment[i - 1].0 {
+                        segment[kept] = segment[i];
+                        kept += 1;
+                    }
+                }
+                kept
+            })
+            .collect();
+        // Close the gaps, front to back.
+        let mut write = 0;
+        let mut offsets = Vec::with_capacity(self.offsets.len());
+        offsets.push(0);
+        for (x, &k) in kept.iter().enumerate() {
+            let start = self.offsets[x];
+            self.entries.copy_within(start..start + k, write);
+            write += k;
+            offsets.push(write);
+        }
+        self.entries.truncate(write);
+        self.entries.shrink_to_fit();
+        Adjacency {
+            offsets,
+            entries: self.entries,
+        }
+    }
+}
