@@ -39,30 +39,27 @@ pub(crate) fn renumber(root: &[u32]) -> (Vec<u32>, usize) {
     (labels, count as usize)
 }
 
-/// An edge between two (super)vertices with its priority.
-pub(crate) type Link<P> = (u32, u32, P);
+/// An edge between two fragments: (one end, the other end, edge position).
+pub(crate) type Link = (u32, u32, u32);
 
-/// Groups links by (a, b) — a radix sort on the endpoint pair — and keeps the
-/// lightest of each pair, so the result is sorted by `a` (CSR order) and simple.
-pub(crate) fn lightest_per_pair<P: Priority>(mut links: Vec<Link<P>>) -> Vec<Link<P>> {
-    radix_sort_by(&mut links, 0, 64, |&(a, b, _), shift| {
+/// Groups links by (a, b) — a radix sort on the endpoint pair — and keeps the one of
+/// smallest priority of each pair, in place; the result is sorted by `a` and simple.
+pub(crate) fn merge_parallel_links<P: Priority>(links: &mut Vec<Link>, priority: &[P]) {
+    radix_sort_by(links, 0, 64, |&(a, b, _), shift| {
         (((a as u64) << 32) | b as u64) >> shift
     });
-    // Runs of equal (a, b): keep the first link holding the run's minimum.
-    let starts: Vec<usize> = (0..links.len())
-        .into_par_iter()
-        .filter(|&i| i == 0 || (links[i - 1].0, links[i - 1].1) != (links[i].0, links[i].1))
-        .collect();
-    (0..starts.len())
-        .into_par_iter()
-        .map(|r| {
-            let end = starts.get(r + 1).copied().unwrap_or(links.len());
-            *links[starts[r]..end]
-                .iter()
-                .min_by_key(|l| l.2)
-                .expect("runs are not empty")
-        })
-        .collect()
+    let mut kept = 0;
+    for i in 0..links.len() {
+        let same_pair =
+            kept > 0 && (links[kept - 1].0, links[kept - 1].1) == (links[i].0, links[i].1);
+        if !same_pair {
+            links[kept] = links[i];
+            kept += 1;
+        } else if priority[links[i].2 as usize] < priority[links[kept - 1].2 as usize] {
+            links[kept - 1] = links[i];
+        }
+    }
+    links.truncate(kept);
 }
 
 /// Per CSR segment, the position of the entry with the smallest priority (None when

@@ -223,8 +223,8 @@ fn solve<P: Priority, W: WeightKey>(
         Algorithm::Auto => filter_kruskal::filter_kruskal(prepared),
         Algorithm::Boruvka => boruvka::boruvka(&prepared)?,
         Algorithm::Prim => prim::prim(&prepared)?,
-        Algorithm::Strut => strut::strut(&prepared),
-        Algorithm::Kruskal => kruskal::kruskal(&prepared),
+        Algorithm::Strut => strut::strut(&prepared)?,
+        Algorithm::Kruskal => kruskal::kruskal(prepared),
     };
     let id_of = |e: usize| ids.as_ref().map_or(e as u64, |ids| ids[e]);
     // Mark the chosen positions and read them back in order: ascending ids without a

@@ -11,29 +11,30 @@
 
 use rayon::prelude::*;
 
-use super::contract::{lightest_per_pair, lightest_per_segment, pointer_doubling, renumber, Link};
+use super::adjacency::Adjacency;
+use super::contract::{
+    lightest_per_segment, merge_parallel_links, pointer_doubling, renumber, Link,
+};
 use super::prepare::{Prepared, Priority};
+use crate::Result;
 
-/// The bipartite graph of a round: edge-vertices (their two fragments and priority)
-/// and, per fragment, the incident edge-vertices (CSR by counting sort on fragments).
-struct Bipartite<P> {
-    fragments: usize,
-    edge_vertices: Vec<Link<P>>,
+/// Per fragment, its incident edge-vertices (CSR by counting sort on the fragments,
+/// as in the paper).
+struct Incidence {
     offsets: Vec<usize>,
-    incident: Vec<u32>,
+    edge_vertices: Vec<u32>,
 }
 
-impl<P: Priority> Bipartite<P> {
-    fn new(fragments: usize, edge_vertices: Vec<Link<P>>) -> Self {
-        let mut degree = vec![0usize; fragments + 1];
-        for &(a, b, _) in &edge_vertices {
-            degree[a as usize + 1] += 1;
-            degree[b as usize + 1] += 1;
+impl Incidence {
+    fn new(fragments: usize, edge_vertices: &[Link]) -> Self {
+        let mut offsets = vec![0usize; fragments + 1];
+        for &(a, b, _) in edge_vertices {
+            offsets[a as usize + 1] += 1;
+            offsets[b as usize + 1] += 1;
         }
         for f in 0..fragments {
-            degree[f + 1] += degree[f];
+            offsets[f + 1] += offsets[f];
         }
-        let offsets = degree;
         let mut cursor = offsets.clone();
         let mut incident = vec![0u32; offsets[fragments]];
         for (i, &(a, b, _)) in edge_vertices.iter().enumerate() {
@@ -42,36 +43,43 @@ impl<P: Priority> Bipartite<P> {
                 cursor[end as usize] += 1;
             }
         }
-        Bipartite {
-            fragments,
-            edge_vertices,
+        Incidence {
             offsets,
-            incident,
+            edge_vertices: incident,
         }
     }
 }
 
-pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
-    let edge_vertices: Vec<Link<P>> = (0..graph.u.len())
+pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>> {
+    Adjacency::check_size("strut", graph.u.len())?;
+    let priority = &graph.priority[..];
+    // One edge-vertex per edge that is not a self-loop, joined to its two fragments.
+    let mut edge_vertices: Vec<Link> = (0..graph.u.len())
         .into_par_iter()
         .filter(|&e| graph.u[e] != graph.v[e])
         .map(|e| {
-            let (a, b) = (graph.u[e].min(graph.v[e]), graph.u[e].max(graph.v[e]));
-            (a, b, graph.priority[e])
+            (
+                graph.u[e].min(graph.v[e]),
+                graph.u[e].max(graph.v[e]),
+                e as u32,
+            )
         })
         .collect();
-    let mut h = Bipartite::new(graph.num_vertices, lightest_per_pair(edge_vertices));
-    let mut forest = Vec::with_capacity(graph.num_vertices.saturating_sub(1));
-    while !h.edge_vertices.is_empty() {
+    let mut fragments = graph.num_vertices;
+    let mut forest = Vec::with_capacity(fragments.saturating_sub(1));
+    while !edge_vertices.is_empty() {
         // The strut: each fragment's lightest incident edge-vertex.
-        let strut: Vec<Option<u32>> =
-            lightest_per_segment(&h.offsets, |i| h.edge_vertices[h.incident[i] as usize].2)
+        let strut: Vec<Option<u32>> = {
+            let incidence = Incidence::new(fragments, &edge_vertices);
+            let weight =
+                |i: usize| priority[edge_vertices[incidence.edge_vertices[i] as usize].2 as usize];
+            lightest_per_segment(&incidence.offsets, weight)
                 .into_par_iter()
-                .map(|i| i.map(|i| h.incident[i]))
-                .collect();
+                .map(|i| i.map(|i| incidence.edge_vertices[i]))
+                .collect()
+        };
         // Strut degree of each edge-vertex: how many of its two fragments picked it.
-        let degree: Vec<u8> = h
-            .edge_vertices
+        let degree: Vec<u8> = edge_vertices
             .par_iter()
             .enumerate()
             .map(|(i, &(a, b, _))| {
@@ -80,11 +88,11 @@ pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
             })
             .collect();
         forest.par_extend(
-            h.edge_vertices
+            edge_vertices
                 .par_iter()
                 .zip(&degree)
                 .filter(|&(_, &d)| d > 0)
-                .map(|(&(_, _, p), _)| p.position()),
+                .map(|(&(_, _, e), _)| e as usize),
         );
         // Merge fragments along the strut: a fragment's successor is the other end of
         // its strut; a zero-difference edge-vertex is a 2-cycle, rooted at its smaller
@@ -95,7 +103,7 @@ pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
             .map(|(f, s)| match *s {
                 None => f as u32,
                 Some(i) => {
-                    let (a, b, _) = h.edge_vertices[i as usize];
+                    let (a, b, _) = edge_vertices[i as usize];
                     let other = if a as usize == f { b } else { a };
                     if degree[i as usize] == 2 && (f as u32) == a {
                         f as u32
@@ -105,18 +113,17 @@ pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
                 }
             })
             .collect();
+        drop((strut, degree));
         let (fragment, count) = renumber(&pointer_doubling(successor));
-        // Compaction.
-        let survivors: Vec<Link<P>> = h
-            .edge_vertices
-            .into_par_iter()
-            .filter_map(|(a, b, p)| {
-                let (fa, fb) = (fragment[a as usize], fragment[b as usize]);
-                (fa != fb).then(|| (fa.min(fb), fa.max(fb), p))
-            })
-            .collect();
-        debug_assert!(count <= h.fragments);
-        h = Bipartite::new(count, lightest_per_pair(survivors));
+        // Compaction, in place: relabel, drop edge-vertices inside a fragment, merge
+        // parallel ones to the lightest.
+        edge_vertices.par_iter_mut().for_each(|link| {
+            let (fa, fb) = (fragment[link.0 as usize], fragment[link.1 as usize]);
+            *link = (fa.min(fb), fa.max(fb), link.2);
+        });
+        edge_vertices.retain(|&(a, b, _)| a != b);
+        merge_parallel_links(&mut edge_vertices, priority);
+        fragments = count;
     }
-    forest
+    Ok(forest)
 }
