@@ -63,31 +63,7 @@ enum Command {
         json: bool,
     },
     /// Compute the minimum spanning forest of a graph file.
-    Msf {
-        /// Graph file: DIMACS .gr, Matrix Market .mtx, edge list, ECL .egr (each may be .gz or .xz).
-        file: PathBuf,
-        #[arg(long, default_value = "auto", value_parser = parse_format)]
-        format: Format,
-        #[arg(long, default_value = "auto", value_parser = parse_tier)]
-        backend: Tier,
-        #[arg(long, default_value = "auto", value_parser = parse_algorithm)]
-        algorithm: Algorithm,
-        /// Write the forest, one `u v w` line per edge in the file's numbering, ascending edge id.
-        #[arg(long)]
-        edges_out: Option<PathBuf>,
-        /// Ignore weights: the spanning forest of lowest edge ids.
-        #[arg(long)]
-        unweighted: bool,
-        /// CPU threads (0 = all cores).
-        #[arg(long, default_value_t = 0)]
-        threads: usize,
-        /// Compute the forest this many times and report the median compute time.
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-        repeat: u32,
-        /// Print one JSON object instead of text.
-        #[arg(long)]
-        json: bool,
-    },
+    Msf(MsfRun),
     /// Generate a graph and write it to a file (format from the extension).
     Generate {
         #[arg(value_enum)]
@@ -176,27 +152,7 @@ fn parse_weights(s: &str) -> Result<WeightSpec, String> {
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Info { json } => return info(json),
-        Command::Msf {
-            file,
-            format,
-            backend,
-            algorithm,
-            edges_out,
-            unweighted,
-            threads,
-            repeat,
-            json,
-        } => msf(&MsfRun {
-            file,
-            format,
-            backend,
-            algorithm,
-            edges_out,
-            unweighted,
-            threads,
-            repeat,
-            json,
-        }),
+        Command::Msf(run) => msf(&run),
         Command::Generate {
             kind,
             out,
@@ -292,15 +248,30 @@ fn load(path: &Path, format: Format) -> gpumst::Result<LoadedGraph> {
     loaded
 }
 
+#[derive(clap::Args)]
 struct MsfRun {
+    /// Graph file: DIMACS .gr, Matrix Market .mtx, edge list, ECL .egr (each may be .gz or .xz).
     file: PathBuf,
+    #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
+    #[arg(long, default_value = "auto", value_parser = parse_tier)]
     backend: Tier,
+    #[arg(long, default_value = "auto", value_parser = parse_algorithm)]
     algorithm: Algorithm,
+    /// Write the forest, one `u v w` line per edge in the file's numbering, ascending edge id.
+    #[arg(long)]
     edges_out: Option<PathBuf>,
+    /// Ignore weights: the spanning forest of lowest edge ids.
+    #[arg(long)]
     unweighted: bool,
+    /// CPU threads (0 = all cores).
+    #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// Compute the forest this many times and report the median compute time.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     repeat: u32,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
     json: bool,
 }
 

@@ -233,12 +233,19 @@ fn solve<P: Priority, W: WeightKey>(
     for e in positions {
         chosen[e] = true;
     }
-    let ids: Vec<u64> = chosen
-        .par_iter()
+    const CHUNK: usize = 1 << 16;
+    let pieces: Vec<Vec<u64>> = chosen
+        .par_chunks(CHUNK)
         .enumerate()
-        .filter(|&(_, &c)| c)
-        .map(|(e, _)| id_of(e))
+        .map(|(c, chunk)| {
+            let base = c * CHUNK;
+            (0..chunk.len())
+                .filter(|&i| chunk[i])
+                .map(|i| id_of(base + i))
+                .collect()
+        })
         .collect();
+    let ids = pieces.concat();
     Ok((ids, num_vertices))
 }
 

@@ -5,19 +5,20 @@
 //! only follows parent pointers, which always stay inside a set, and sets only ever
 //! merge: two lookups that meet at one vertex prove the ends are connected, and a
 //! stale lookup can only miss a connection, never invent one.
+//!
+//! Roots are linked by index (the larger under the smaller) with path halving: one
+//! array and no rank, which measured faster than union by rank on every benchmark
+//! graph because each union touches less memory.
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-/// Union-find with union by rank and path halving.
 pub(crate) struct UnionFind {
     parent: Vec<AtomicU32>,
-    /// Upper bound on tree height (at most log2 n, so a byte suffices).
-    rank: Vec<u8>,
 }
 
-/// Representatives, looked up without modifying anything (any thread, any time).
+/// Representative of `x`, without modifying anything (any thread, any time).
 #[inline]
 pub(crate) fn find_shared(parent: &[AtomicU32], mut x: u32) -> u32 {
     loop {
@@ -33,7 +34,6 @@ impl UnionFind {
     pub fn new(n: usize) -> Self {
         UnionFind {
             parent: (0..n as u64).map(|x| AtomicU32::new(x as u32)).collect(),
-            rank: vec![0; n],
         }
     }
 
@@ -51,17 +51,15 @@ impl UnionFind {
     /// Joins the sets of `a` and `b`; false if they were already one.
     #[inline]
     pub fn union(&mut self, a: u32, b: u32) -> bool {
-        link(&self.parent, &mut self.rank, a, b)
+        link(&self.parent, a, b)
     }
 
-    /// Splits into the shared parents (for lookups elsewhere) and a linker.
+    /// Splits into the shared parents (for lookups elsewhere) and the one linker.
     pub fn split(&mut self) -> (&[AtomicU32], Linker<'_>) {
-        let parent = &self.parent;
         (
-            parent,
+            &self.parent,
             Linker {
-                parent,
-                rank: &mut self.rank,
+                parent: &self.parent,
             },
         )
     }
@@ -80,16 +78,16 @@ impl UnionFind {
     }
 }
 
-/// The one thread allowed to link sets while others look up representatives.
+/// The one thread allowed to link sets while others look up representatives (it
+/// borrows the union-find mutably, so there is never a second one).
 pub(crate) struct Linker<'a> {
     parent: &'a [AtomicU32],
-    rank: &'a mut [u8],
 }
 
 impl Linker<'_> {
     #[inline]
     pub fn union(&mut self, a: u32, b: u32) -> bool {
-        link(self.parent, self.rank, a, b)
+        link(self.parent, a, b)
     }
 }
 
@@ -109,17 +107,12 @@ fn find_halving(parent: &[AtomicU32], mut x: u32) -> u32 {
 }
 
 #[inline]
-fn link(parent: &[AtomicU32], rank: &mut [u8], a: u32, b: u32) -> bool {
-    let (mut ra, mut rb) = (find_halving(parent, a), find_halving(parent, b));
+fn link(parent: &[AtomicU32], a: u32, b: u32) -> bool {
+    let (ra, rb) = (find_halving(parent, a), find_halving(parent, b));
     if ra == rb {
         return false;
     }
-    if rank[ra as usize] < rank[rb as usize] {
-        std::mem::swap(&mut ra, &mut rb);
-    }
-    parent[rb as usize].store(ra, Relaxed);
-    if rank[ra as usize] == rank[rb as usize] {
-        rank[ra as usize] += 1;
-    }
+    let (low, high) = (ra.min(rb), ra.max(rb));
+    parent[high as usize].store(low, Relaxed);
     true
 }
