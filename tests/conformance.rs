@@ -486,3 +486,44 @@ fn bad_graphs_name_the_offending_index() {
     });
     assert_eq!(e.status(), Status::InvalidArgument);
 }
+
+#[test]
+fn concurrent_calls_on_one_context_agree() {
+    // DESIGN invariant 6: any function may be called concurrently on one context.
+    let ctx = Context::new(&Options {
+        tier: Tier::Cpu,
+        cpu_threads: 2,
+        ..Options::default()
+    })
+    .unwrap();
+    let (u, v) = random_graph(20_000, 150_000, 77);
+    let mut s = Stream(5);
+    let w: Vec<u32> = (0..u.len()).map(|_| s.below(5000)).collect();
+    let (expected, _) = reference(20_000, &u, &v, Some(&w));
+    let graph = Graph::EdgeList {
+        num_vertices: 20_000,
+        u: &u,
+        v: &v,
+        weights: Some(Weights::U32(&w)),
+    };
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = Algorithm::ALL
+            .iter()
+            .chain(Algorithm::ALL.iter())
+            .map(|&algorithm| {
+                let (ctx, graph) = (&ctx, &graph);
+                scope.spawn(move || {
+                    let options = MsfOptions {
+                        algorithm,
+                        ..MsfOptions::default()
+                    };
+                    (algorithm, ctx.msf(graph, &options).unwrap().edges)
+                })
+            })
+            .collect();
+        for handle in handles {
+            let (algorithm, edges) = handle.join().unwrap();
+            assert_eq!(edges, expected, "{algorithm} run concurrently");
+        }
+    });
+}
