@@ -527,3 +527,62 @@ fn concurrent_calls_on_one_context_agree() {
         }
     });
 }
+
+#[test]
+fn road_graphs_match_the_published_answers_on_every_tier() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    for (name, forest_edges, total) in [
+        ("NY", 264_345usize, 27_253_492_594i128),
+        ("BAY", 321_269, 44_047_422_157),
+    ] {
+        let path = data.join(format!("{name}.gr.xz"));
+        if !path.exists() {
+            eprintln!("SKIPPED {name}: {} not found", path.display());
+            continue;
+        }
+        let loaded =
+            gpumst::graph::io::read_graph(&path, gpumst::graph::io::Format::Auto, None).unwrap();
+        let graph = loaded.graph.view();
+        for ctx in tiers() {
+            let reference = ctx
+                .msf(
+                    &graph,
+                    &MsfOptions {
+                        algorithm: Algorithm::Kruskal,
+                        ..MsfOptions::default()
+                    },
+                )
+                .unwrap();
+            assert_eq!(
+                reference.edges.len(),
+                forest_edges,
+                "{name} on {}",
+                ctx.tier()
+            );
+            assert_eq!(
+                reference.total_weight,
+                TotalWeight::Int(total),
+                "{name} on {}",
+                ctx.tier()
+            );
+            assert_eq!(reference.num_components, 1);
+            for algorithm in Algorithm::ALL {
+                let forest = ctx
+                    .msf(
+                        &graph,
+                        &MsfOptions {
+                            algorithm,
+                            ..MsfOptions::default()
+                        },
+                    )
+                    .unwrap();
+                assert_eq!(
+                    forest.edges,
+                    reference.edges,
+                    "{name}: {algorithm} on {}",
+                    ctx.tier()
+                );
+            }
+        }
+    }
+}
