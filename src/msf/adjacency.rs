@@ -88,43 +88,50 @@ impl Adjacency {
     }
 
     /// Keeps, for each (vertex, target) pair, only the entry of smallest priority.
+    /// Works on groups of vertices in parallel (no per-vertex bookkeeping beyond the
+    /// kept counts), then closes the gaps in place.
     pub fn merge_parallel_edges<P: Priority>(mut self, priority: &[P]) -> Self {
-        let mut segments = Vec::with_capacity(self.num_vertices());
+        const GROUP: usize = 4096;
+        let n = self.num_vertices();
+        let mut groups = Vec::with_capacity(n.div_ceil(GROUP));
         let mut rest = &mut self.entries[..];
-        for w in self.offsets.windows(2) {
-            let (segment, tail) = rest.split_at_mut(w[1] - w[0]);
-            segments.push(segment);
+        for first in (0..n).step_by(GROUP) {
+            let last = (first + GROUP).min(n);
+            let (group, tail) = rest.split_at_mut(self.offsets[last] - self.offsets[first]);
+            groups.push((first, last, group));
             rest = tail;
         }
-        let kept: Vec<usize> = segments
+        let offsets = &self.offsets;
+        let kept: Vec<u32> = groups
             .into_par_iter()
-            .map(|segment| {
-                segment.sort_unstable_by_key(|&(t, e)| (t, priority[e as usize]));
-                let mut kept = 0;
-                for i in 0..segment.len() {
-                    if i == 0 || segment[i].0 != segment[i - 1].0 {
-                        segment[kept] = segment[i];
-                        kept += 1;
-                    }
-                }
-                kept
+            .flat_map_iter(|(first, last, group)| {
+                let base = offsets[first];
+                (first..last)
+                    .map(move |x| {
+                        let segment = &mut group[offsets[x] - base..offsets[x + 1] - base];
+                        segment.sort_unstable_by_key(|&(t, e)| (t, priority[e as usize]));
+                        let mut kept = 0;
+                        for i in 0..segment.len() {
+                            if i == 0 || segment[i].0 != segment[i - 1].0 {
+                                segment[kept] = segment[i];
+                                kept += 1;
+                            }
+                        }
+                        kept as u32
+                    })
+                    .collect::<Vec<u32>>()
             })
             .collect();
-        // Close the gaps, front to back.
+        // Close the gaps, front to back, rewriting the offsets as we go.
         let mut write = 0;
-        let mut offsets = Vec::with_capacity(self.offsets.len());
-        offsets.push(0);
         for (x, &k) in kept.iter().enumerate() {
-            let start = self.offsets[x];
+            let (start, k) = (self.offsets[x], k as usize);
             self.entries.copy_within(start..start + k, write);
+            self.offsets[x] = write;
             write += k;
-            offsets.push(write);
         }
+        self.offsets[n] = write;
         self.entries.truncate(write);
-        self.entries.shrink_to_fit();
-        Adjacency {
-            offsets,
-            entries: self.entries,
-        }
+        self
     }
 }

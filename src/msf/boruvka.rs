@@ -20,42 +20,45 @@ pub(crate) fn boruvka<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>
         Adjacency::of_edges(graph.num_vertices, &graph.u, &graph.v).merge_parallel_edges(priority);
     let mut forest = Vec::with_capacity(graph.num_vertices.saturating_sub(1));
     while !g.entries.is_empty() {
-        // Lightest edge out of each vertex (segmented min-reduction).
-        let lightest: Vec<Option<(u32, u32)>> = (0..g.num_vertices())
-            .into_par_iter()
-            .map(|x| {
-                g.of(x)
-                    .iter()
-                    .copied()
-                    .min_by_key(|&(_, e)| priority[e as usize])
-            })
-            .collect();
-        let successor: Vec<u32> = lightest
-            .par_iter()
-            .enumerate()
-            .map(|(x, l)| l.map_or(x as u32, |(t, _)| t))
-            .collect();
-        // Break each 2-cycle (both ends chose the same edge) at the smaller vertex,
-        // which becomes the representative; every other vertex contributes its edge.
-        let successor: Vec<u32> = successor
-            .par_iter()
-            .enumerate()
-            .map(|(x, &s)| {
-                if successor[s as usize] as usize == x && x < s as usize {
-                    x as u32
-                } else {
-                    s
-                }
-            })
-            .collect();
-        forest.par_extend(
-            lightest
-                .par_iter()
-                .enumerate()
-                .filter(|&(x, _)| successor[x] as usize != x)
-                .map(|(_, l)| l.expect("a vertex with a successor has an edge").1 as usize),
-        );
-        let (supervertex, count) = renumber(&pointer_doubling(successor));
+        // Everything per vertex lives in this block, so it is freed before the next
+        // level's lists are built.
+        let (supervertex, count) = {
+            // Lightest edge out of each vertex (segmented min-reduction).
+            let lightest: Vec<Option<(u32, u32)>> = (0..g.num_vertices())
+                .into_par_iter()
+                .map(|x| {
+                    g.of(x)
+                        .iter()
+                        .copied()
+                        .min_by_key(|&(_, e)| priority[e as usize])
+                })
+                .collect();
+            // Successors; each 2-cycle (both ends chose the same edge) is broken at
+            // the smaller vertex, which becomes the representative; every other
+            // vertex contributes its edge.
+            let successor: Vec<u32> = (0..lightest.len())
+                .into_par_iter()
+                .map(|x| match lightest[x] {
+                    None => x as u32,
+                    Some((s, _)) => match lightest[s as usize] {
+                        Some((back, _)) if back as usize == x && x < s as usize => x as u32,
+                        _ => s,
+                    },
+                })
+                .collect();
+            forest.par_extend(
+                lightest
+                    .par_iter()
+                    .zip(&successor)
+                    .enumerate()
+                    .filter(|&(x, (_, &s))| s as usize != x)
+                    .map(|(_, (l, _))| {
+                        l.expect("a vertex with a successor has an edge").1 as usize
+                    }),
+            );
+            drop(lightest);
+            renumber(&pointer_doubling(successor))
+        };
         // Contract: relabel both ends, drop edges inside a supervertex, keep the
         // lightest of parallel edges.
         let old = &g;
