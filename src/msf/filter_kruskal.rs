@@ -10,6 +10,7 @@
 
 use rayon::prelude::*;
 
+use super::par_collect_ranges;
 use super::prepare::{Prepared, Priority};
 use super::radix::sort_by_weight;
 use super::union_find::{find_shared, UnionFind};
@@ -111,14 +112,11 @@ fn kruskal_sorted<P: Priority>(
     }
 }
 
-/// The elements of `data` that satisfy `keep`, in order: filtered chunk by chunk in
-/// parallel, then concatenated.
+/// The elements of `data` that satisfy `keep`, in order.
 fn par_filter<P: Priority>(data: &[P], keep: impl Fn(&P) -> bool + Sync) -> Vec<P> {
-    let pieces: Vec<Vec<P>> = data
-        .par_chunks(1 << 16)
-        .map(|chunk| chunk.iter().copied().filter(|p| keep(p)).collect())
-        .collect();
-    pieces.concat()
+    par_collect_ranges(data.len(), |range, out| {
+        out.extend(data[range].iter().copied().filter(|p| keep(p)))
+    })
 }
 
 /// A priority with about `target` of `live` at or below it, estimated from a sample.

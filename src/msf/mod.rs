@@ -233,20 +233,33 @@ fn solve<P: Priority, W: WeightKey>(
     for e in positions {
         chosen[e] = true;
     }
+    let ids = par_collect_ranges(m, |range, out| {
+        out.extend(range.filter(|&e| chosen[e]).map(id_of))
+    });
+    Ok((ids, num_vertices))
+}
+
+/// What `fill(range, out)` pushes for consecutive ranges covering `0..len`, in
+/// order: the ranges are filled in parallel, then concatenated (cheaper than rayon's
+/// unindexed collect for filters).
+pub(crate) fn par_collect_ranges<T: Send>(
+    len: usize,
+    fill: impl Fn(std::ops::Range<usize>, &mut Vec<T>) + Sync,
+) -> Vec<T> {
     const CHUNK: usize = 1 << 16;
-    let pieces: Vec<Vec<u64>> = chosen
-        .par_chunks(CHUNK)
-        .enumerate()
-        .map(|(c, chunk)| {
-            let base = c * CHUNK;
-            (0..chunk.len())
-                .filter(|&i| chunk[i])
-                .map(|i| id_of(base + i))
-                .collect()
+    let pieces: Vec<Vec<T>> = (0..len.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let mut piece = Vec::new();
+            fill(c * CHUNK..((c + 1) * CHUNK).min(len), &mut piece);
+            piece
         })
         .collect();
-    let ids = pieces.concat();
-    Ok((ids, num_vertices))
+    let mut all = Vec::with_capacity(pieces.iter().map(Vec::len).sum());
+    for piece in pieces {
+        all.extend(piece);
+    }
+    all
 }
 
 /// Sum of the forest's weights in ascending edge-id order (`ids` are sorted; ids index
