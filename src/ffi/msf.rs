@@ -96,16 +96,15 @@ pub unsafe extern "C" fn gpumst_graph_init_edge_list(
     init_graph(
         unsafe { graph.as_mut() },
         gpumst_graph {
-            struct_size: std::mem::size_of::<gpumst_graph>(),
-            kind: GPUMST_GRAPH_EDGE_LIST,
-            weight_type,
-            num_vertices,
-            num_edges,
             u,
             v,
-            offsets: std::ptr::null(),
-            targets: std::ptr::null(),
-            weights,
+            ..graph_base(
+                GPUMST_GRAPH_EDGE_LIST,
+                num_vertices,
+                num_edges,
+                weight_type,
+                weights,
+            )
         },
     )
 }
@@ -126,18 +125,39 @@ pub unsafe extern "C" fn gpumst_graph_init_csr(
     init_graph(
         unsafe { graph.as_mut() },
         gpumst_graph {
-            struct_size: std::mem::size_of::<gpumst_graph>(),
-            kind: GPUMST_GRAPH_CSR,
-            weight_type,
-            num_vertices,
-            num_edges: num_entries,
-            u: std::ptr::null(),
-            v: std::ptr::null(),
             offsets,
             targets,
-            weights,
+            ..graph_base(
+                GPUMST_GRAPH_CSR,
+                num_vertices,
+                num_entries,
+                weight_type,
+                weights,
+            )
         },
     )
+}
+
+/// A graph of `kind` with every array pointer NULL except the weights.
+fn graph_base(
+    kind: gpumst_graph_kind,
+    num_vertices: u64,
+    num_edges: u64,
+    weight_type: gpumst_dtype,
+    weights: *const c_void,
+) -> gpumst_graph {
+    gpumst_graph {
+        struct_size: std::mem::size_of::<gpumst_graph>(),
+        kind,
+        weight_type,
+        num_vertices,
+        num_edges,
+        u: std::ptr::null(),
+        v: std::ptr::null(),
+        offsets: std::ptr::null(),
+        targets: std::ptr::null(),
+        weights,
+    }
 }
 
 fn init_graph(graph: Option<&mut gpumst_graph>, value: gpumst_graph) -> gpumst_status {

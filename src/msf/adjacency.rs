@@ -9,7 +9,6 @@ use rayon::prelude::*;
 
 use super::prepare::Priority;
 use super::radix::Destination;
-use crate::{Error, Result};
 
 /// (target vertex, edge position).
 pub(crate) type Entry = (u32, u32);
@@ -21,16 +20,6 @@ pub(crate) struct Adjacency {
 }
 
 impl Adjacency {
-    /// Checks that edge positions fit the 4-byte entries.
-    pub fn check_size(algorithm: &str, num_edges: usize) -> Result<()> {
-        if num_edges as u64 >= u32::MAX as u64 {
-            return Err(Error::invalid_argument(format!(
-                "the {algorithm} algorithm handles fewer than 2^32 - 1 edges (this graph has {num_edges}); use auto or kruskal"
-            )));
-        }
-        Ok(())
-    }
-
     /// Both directions of every edge `e` with `u[e] != v[e]`, over `n` vertices.
     pub fn of_edges(n: usize, u: &[u32], v: &[u32]) -> Self {
         Self::build(n, u.len(), |e, emit| {

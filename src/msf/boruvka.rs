@@ -11,10 +11,8 @@ use rayon::prelude::*;
 use super::adjacency::Adjacency;
 use super::contract::{pointer_doubling, renumber};
 use super::prepare::{Prepared, Priority};
-use crate::Result;
 
-pub(crate) fn boruvka<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>> {
-    Adjacency::check_size("boruvka", graph.u.len())?;
+pub(crate) fn boruvka<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
     let priority = &graph.priority[..];
     let mut g =
         Adjacency::of_edges(graph.num_vertices, &graph.u, &graph.v).merge_parallel_edges(priority);
@@ -73,5 +71,5 @@ pub(crate) fn boruvka<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>
         })
         .merge_parallel_edges(priority);
     }
-    Ok(forest)
+    forest
 }

@@ -210,7 +210,17 @@ fn solve<P: Priority, W: WeightKey>(
     algorithm: Algorithm,
 ) -> Result<(Vec<u64>, usize)> {
     let m = ends.u.len();
-    let priority = prepare::priorities::<P, W>(weights, ends.ids.as_deref(), ends.u.len())?;
+    // Borůvka, Prim and strut keep edge positions in 4-byte entries.
+    if matches!(
+        algorithm,
+        Algorithm::Boruvka | Algorithm::Prim | Algorithm::Strut
+    ) && m as u64 >= u32::MAX as u64
+    {
+        return Err(Error::invalid_argument(format!(
+            "the {algorithm} algorithm handles fewer than 2^32 - 1 edges (this graph has {m}); use auto or kruskal"
+        )));
+    }
+    let priority = prepare::priorities::<P, W>(weights, ends.ids.as_deref(), m)?;
     let ids = ends.ids;
     let prepared = Prepared {
         num_vertices: ends.num_vertices,
@@ -221,9 +231,9 @@ fn solve<P: Priority, W: WeightKey>(
     let num_vertices = prepared.num_vertices;
     let positions = match algorithm {
         Algorithm::Auto => filter_kruskal::filter_kruskal(prepared),
-        Algorithm::Boruvka => boruvka::boruvka(&prepared)?,
-        Algorithm::Prim => prim::prim(&prepared)?,
-        Algorithm::Strut => strut::strut(&prepared)?,
+        Algorithm::Boruvka => boruvka::boruvka(&prepared),
+        Algorithm::Prim => prim::prim(&prepared),
+        Algorithm::Strut => strut::strut(&prepared),
         Algorithm::Kruskal => kruskal::kruskal(prepared),
     };
     let id_of = |e: usize| ids.as_ref().map_or(e as u64, |ids| ids[e]);

@@ -14,7 +14,6 @@ use rayon::prelude::*;
 
 use super::adjacency::Adjacency;
 use super::prepare::{Prepared, Priority};
-use crate::Result;
 
 /// Work below which a step's loops stay on one thread.
 const PARALLEL_WORK: usize = 1 << 15;
@@ -68,14 +67,13 @@ impl<P: Priority> Candidates<P> {
     }
 }
 
-pub(crate) fn prim<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>> {
-    Adjacency::check_size("prim", graph.u.len())?;
+pub(crate) fn prim<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
     let n = graph.num_vertices;
     let priority = &graph.priority[..];
     let g = Adjacency::of_edges(n, &graph.u, &graph.v);
     let mut forest = Vec::with_capacity(n.saturating_sub(1));
     if n == 0 {
-        return Ok(forest);
+        return forest;
     }
     let mut c = Candidates::<P>::new(n);
     let mut lowest_unreached = 0usize;
@@ -130,5 +128,5 @@ pub(crate) fn prim<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>> {
             }
         }
     }
-    Ok(forest)
+    forest
 }

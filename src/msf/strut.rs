@@ -11,12 +11,10 @@
 
 use rayon::prelude::*;
 
-use super::adjacency::Adjacency;
 use super::contract::{
     lightest_per_segment, merge_parallel_links, pointer_doubling, renumber, Link,
 };
 use super::prepare::{Prepared, Priority};
-use crate::Result;
 
 /// Per fragment, its incident edge-vertices (CSR by counting sort on the fragments,
 /// as in the paper).
@@ -50,8 +48,7 @@ impl Incidence {
     }
 }
 
-pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>> {
-    Adjacency::check_size("strut", graph.u.len())?;
+pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
     let priority = &graph.priority[..];
     // One edge-vertex per edge that is not a self-loop, joined to its two fragments.
     let mut edge_vertices: Vec<Link> = (0..graph.u.len())
@@ -125,5 +122,5 @@ pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>> 
         merge_parallel_links(&mut edge_vertices, priority);
         fragments = count;
     }
-    Ok(forest)
+    forest
 }
