@@ -7,6 +7,7 @@ use crate::types::Element;
 /// [`Buffer`] and move data with [`crate::Context::upload`] / [`crate::Context::download`].
 pub(crate) enum Storage<T> {
     Host(Vec<T>),
+    OpenCl(crate::tier::opencl::DeviceBuffer<T>),
 }
 
 /// An array resident on a tier, made by [`crate::Context::upload`].
@@ -23,6 +24,7 @@ impl<T: Element> Buffer<T> {
     pub fn len(&self) -> usize {
         match &self.storage {
             Storage::Host(data) => data.len(),
+            Storage::OpenCl(device) => device.len(),
         }
     }
 

@@ -3,9 +3,9 @@
 
 use crate::buffer::{Buffer, Storage};
 use crate::graph::Graph;
-use crate::msf::{self, Forest, MsfOptions};
+use crate::msf::{self, Forest, MsfOptions, Solver};
 use crate::tier::{self, probe, Backend, OpenSettings, Operation, Tier};
-use crate::types::{validate_offsets, Element, Extreme, ScanKind, ScanOp};
+use crate::types::{validate_offsets, DType, Element, Extreme, ScanKind, ScanOp};
 use crate::{Error, Result};
 
 /// How to open a context.
@@ -34,7 +34,7 @@ pub const BACKEND_ENV: &str = "GPUMST_BACKEND";
 
 /// How a segmented scan is cut.
 #[derive(Clone, Copy)]
-enum Segments<'a> {
+pub(crate) enum Segments<'a> {
     None,
     Flags(&'a [u8]),
     Offsets(&'a [u64]),
@@ -88,7 +88,7 @@ impl Context {
 
     /// The tier that would run `op`, or why none can.
     pub fn tier_for(&self, op: Operation) -> Result<Tier> {
-        self.backend_for(op).map(Backend::tier)
+        self.backend_for(op, None).map(Backend::tier)
     }
 
     /// A human-readable name of the preferred tier's device.
@@ -111,15 +111,20 @@ impl Context {
         probe::report()
     }
 
-    fn backend_for(&self, op: Operation) -> Result<&Backend> {
+    /// The first tier that runs `op` on elements of `dtype`.
+    fn backend_for(&self, op: Operation, dtype: Option<DType>) -> Result<&Backend> {
         self.backends
             .iter()
-            .find(|b| b.supports(op))
+            .find(|b| b.supports(op, dtype))
             .ok_or_else(|| {
                 let tier = self.backends[0].tier();
                 let how = if self.forced { "forced" } else { "chosen" };
+                let on = dtype
+                    .map(|d| format!(" on {} elements", d.name()))
+                    .unwrap_or_default();
                 Error::backend_unavailable(format!(
-                    "the {how} {tier} tier does not implement {op:?}"
+                    "the {how} {tier} tier ({}) does not implement {op:?}{on}",
+                    self.backends[0].device_name()
                 ))
             })
     }
@@ -227,7 +232,7 @@ impl Context {
                 Operation::SegmentedScan
             }
         };
-        match self.backend_for(operation)? {
+        match self.backend_for(operation, Some(T::DTYPE))? {
             Backend::Cpu(cpu) => match segments {
                 Segments::None => cpu.scan(src, dst, op, kind),
                 Segments::Flags(flags) => cpu.segmented_scan_flags(src, dst, flags, op, kind),
@@ -235,6 +240,7 @@ impl Context {
                     cpu.segmented_scan_offsets(src, dst, offsets, op, kind)
                 }
             },
+            Backend::OpenCl(cl) => cl.scan(src, dst, segments, op, kind)?,
         }
         Ok(())
     }
@@ -256,8 +262,9 @@ impl Context {
         data: &[T],
         extreme: Extreme,
     ) -> Result<Option<(T, usize)>> {
-        match self.backend_for(Operation::ArgReduce)? {
+        match self.backend_for(Operation::ArgReduce, Some(T::DTYPE))? {
             Backend::Cpu(cpu) => Ok(cpu.arg_extreme(data, extreme)),
+            Backend::OpenCl(cl) => cl.arg_extreme(data, extreme),
         }
     }
 
@@ -302,8 +309,11 @@ impl Context {
                 indices.len()
             )));
         }
-        match self.backend_for(Operation::SegmentedArgReduce)? {
+        match self.backend_for(Operation::SegmentedArgReduce, Some(T::DTYPE))? {
             Backend::Cpu(cpu) => cpu.segmented_arg_extreme(data, offsets, extreme, values, indices),
+            Backend::OpenCl(cl) => {
+                cl.segmented_arg_extreme(data, offsets, extreme, values, indices)?
+            }
         }
         Ok(())
     }
@@ -313,21 +323,63 @@ impl Context {
     /// The minimum spanning forest of `graph` under the (weight, edge id) order.
     /// The graph is validated first; an error names the first offending index.
     pub fn msf(&self, graph: &Graph<'_>, options: &MsfOptions) -> Result<Forest> {
-        match self.backend_for(Operation::Msf)? {
-            Backend::Cpu(cpu) => cpu.install(|| msf::minimum_spanning_forest(graph, options)),
+        match self.backend_for(Operation::Msf, None)? {
+            Backend::Cpu(cpu) => {
+                cpu.install(|| msf::minimum_spanning_forest(graph, options, Solver::Cpu))
+            }
+            // Validation and result assembly run on the CPU tier's threads when the
+            // context has one (auto), else on rayon's global pool.
+            Backend::OpenCl(cl) => {
+                let solve = || msf::minimum_spanning_forest(graph, options, Solver::OpenCl(cl));
+                match self.cpu() {
+                    Some(cpu) => cpu.install(solve),
+                    None => solve(),
+                }
+            }
         }
+    }
+
+    fn cpu(&self) -> Option<&crate::tier::cpu::CpuTier> {
+        self.backends.iter().find_map(|b| match b {
+            Backend::Cpu(cpu) => Some(cpu),
+            _ => None,
+        })
     }
 
     // ---- buffers -----------------------------------------------------------------
 
-    /// Copies `data` into a buffer resident on the preferred tier.
+    /// Copies `data` into a buffer resident on the preferred tier (the first one that
+    /// handles this element type).
     pub fn upload<T: Element>(&self, data: &[T]) -> Result<Buffer<T>> {
-        match &self.backends[0] {
+        match self.backend_for(Operation::Scan, Some(T::DTYPE))? {
             Backend::Cpu(_) => Ok(Buffer::from_storage(
                 Tier::Cpu,
                 Storage::Host(data.to_vec()),
             )),
+            Backend::OpenCl(cl) => Ok(Buffer::from_storage(
+                Tier::OpenCl,
+                Storage::OpenCl(cl.upload_buffer(data)?),
+            )),
         }
+    }
+
+    /// The OpenCL tier of this context, for a buffer that lives there.
+    fn opencl_of<T: Element>(
+        &self,
+        buffer: &Buffer<T>,
+    ) -> Result<&crate::tier::opencl::OpenClTier> {
+        self.backends
+            .iter()
+            .find_map(|b| match b {
+                Backend::OpenCl(cl) => Some(cl),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                Error::invalid_argument(format!(
+                    "this buffer lives on the {} tier, which this context does not use",
+                    buffer.tier()
+                ))
+            })
     }
 
     /// Copies `buffer` back into `out`, which must have the buffer's length.
@@ -341,6 +393,7 @@ impl Context {
         }
         match &buffer.storage {
             Storage::Host(data) => out.copy_from_slice(data),
+            Storage::OpenCl(device) => self.opencl_of(buffer)?.download_buffer(device, out)?,
         }
         Ok(())
     }
@@ -352,8 +405,15 @@ impl Context {
         op: ScanOp,
         kind: ScanKind,
     ) -> Result<()> {
+        let cl = match &buffer.storage {
+            Storage::OpenCl(_) => Some(self.opencl_of(buffer)?),
+            Storage::Host(_) => None,
+        };
         match &mut buffer.storage {
             Storage::Host(data) => self.scan_in_place(data, op, kind),
+            Storage::OpenCl(device) => cl
+                .expect("looked up above")
+                .scan_resident(device, None, op, kind),
         }
     }
 
@@ -361,6 +421,9 @@ impl Context {
     pub fn argmin_buffer<T: Element>(&self, buffer: &Buffer<T>) -> Result<Option<(T, usize)>> {
         match &buffer.storage {
             Storage::Host(data) => self.argmin(data),
+            Storage::OpenCl(device) => self
+                .opencl_of(buffer)?
+                .arg_extreme_resident(device, Extreme::Min),
         }
     }
 }

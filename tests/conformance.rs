@@ -22,6 +22,22 @@ fn tiers() -> Vec<Context> {
     contexts
 }
 
+/// Runs one MSF; `None` (reported as skipped) when the tier does not implement the
+/// algorithm yet. Every other error fails the test.
+fn solve(ctx: &Context, graph: &Graph<'_>, options: &MsfOptions, what: &str) -> Option<Forest> {
+    match ctx.msf(graph, options) {
+        Ok(forest) => Some(forest),
+        Err(e)
+            if e.status() == Status::BackendUnavailable
+                && e.message().contains("does not implement") =>
+        {
+            eprintln!("SKIPPED {what}: {}", e.message());
+            None
+        }
+        Err(e) => panic!("{what} {} on {}: {e}", options.algorithm, ctx.tier()),
+    }
+}
+
 /// A weight as the reference sees it: comparable (with -0.0 == +0.0), and summable.
 trait RefWeight: Copy {
     fn cmp_weight(&self, other: &Self) -> std::cmp::Ordering;
@@ -107,9 +123,9 @@ fn check<W: RefWeight + 'static>(
                 labels: true,
                 unweighted: false,
             };
-            let forest = ctx
-                .msf(&edge_list, &options)
-                .unwrap_or_else(|e| panic!("{name} {algorithm}: {e}"));
+            let Some(forest) = solve(&ctx, &edge_list, &options, name) else {
+                continue;
+            };
             assert_eq!(
                 forest.edges,
                 expected,
@@ -206,15 +222,13 @@ fn check_csr<W: RefWeight + 'static>(
     );
     for ctx in tiers() {
         for algorithm in Algorithm::ALL {
-            let forest = ctx
-                .msf(
-                    &graph,
-                    &MsfOptions {
-                        algorithm,
-                        ..MsfOptions::default()
-                    },
-                )
-                .unwrap_or_else(|e| panic!("{name} CSR {algorithm}: {e}"));
+            let options = MsfOptions {
+                algorithm,
+                ..MsfOptions::default()
+            };
+            let Some(forest) = solve(&ctx, &graph, &options, &format!("{name} CSR")) else {
+                continue;
+            };
             assert_eq!(
                 forest.edges,
                 expected_csr,
@@ -567,15 +581,13 @@ fn road_graphs_match_the_published_answers_on_every_tier() {
             );
             assert_eq!(reference.num_components, 1);
             for algorithm in Algorithm::ALL {
-                let forest = ctx
-                    .msf(
-                        &graph,
-                        &MsfOptions {
-                            algorithm,
-                            ..MsfOptions::default()
-                        },
-                    )
-                    .unwrap();
+                let options = MsfOptions {
+                    algorithm,
+                    ..MsfOptions::default()
+                };
+                let Some(forest) = solve(&ctx, &graph, &options, name) else {
+                    continue;
+                };
                 assert_eq!(
                     forest.edges,
                     reference.edges,

@@ -1,9 +1,11 @@
-//! Property tests of the CPU tier's primitives against naive sequential references.
+//! Property tests of the primitives against naive sequential references.
 //!
 //! Every primitive (scan, segmented scan by flags and by offsets, argmin/argmax and their
 //! segmented forms) is run for every operator, direction, element type, in place and out
-//! of place, with 1, 2 and 3 worker threads (one thread takes the sequential path, more
-//! take the chunked parallel path), and compared with a plain loop written here.
+//! of place, on the CPU tier with 1, 2 and 3 worker threads (one thread takes the
+//! sequential path, more take the chunked parallel path) and on the OpenCL tier when this
+//! machine has one (reported as skipped otherwise), and compared with a plain loop
+//! written here.
 //!
 //! Data come from a seed (so proptest shrinks sizes and patterns, not megabytes of
 //! elements): random, small exact integers, all equal, sorted, reversed, type extremes,
@@ -77,7 +79,37 @@ const INTERESTING_SIZES: &[usize] = &[
 /// Largest size a proptest case draws (sizes are kept moderate for debug-build CI).
 const MAX_PROPTEST_N: usize = 70_000;
 
+/// The slot of the OpenCL tier among the thread counts a check runs with.
+const OPENCL: usize = 0;
+
+fn opencl() -> Option<&'static Context> {
+    static CONTEXT: OnceLock<Option<Context>> = OnceLock::new();
+    CONTEXT
+        .get_or_init(|| {
+            Context::new(&Options {
+                tier: Tier::OpenCl,
+                ..Default::default()
+            })
+            .map_err(|e| eprintln!("SKIPPED the OpenCL tier: {}", e.message()))
+            .ok()
+        })
+        .as_ref()
+}
+
+/// `threads`, plus the OpenCL tier when the check covers every CPU thread count and
+/// this machine has an OpenCL device.
+fn with_opencl(threads: &[usize]) -> Vec<usize> {
+    let mut all = threads.to_vec();
+    if threads == THREADS && opencl().is_some() {
+        all.push(OPENCL);
+    }
+    all
+}
+
 fn ctx(threads: usize) -> &'static Context {
+    if threads == OPENCL {
+        return opencl().expect("the OpenCL slot is only used when the tier opened");
+    }
     static CONTEXTS: OnceLock<Vec<Context>> = OnceLock::new();
     let all = CONTEXTS.get_or_init(|| {
         THREADS
@@ -846,7 +878,7 @@ fn check_scans<T: TestElem>(
             };
             let (plain, plain_aux) = reference(unsegmented, &one_segment);
             let (segs, segs_aux) = reference(segmented, &seg.heads);
-            for &threads in plan.threads {
+            for threads in with_opencl(plan.threads) {
                 for &in_place in plan.in_place {
                     for &api in plan.apis {
                         let got = run_scan(
@@ -867,7 +899,7 @@ fn check_scans<T: TestElem>(
                             .map_err(|e| {
                                 format!(
                                     "{} {op:?} {kind:?} {api:?} in_place={in_place} \
-                                     threads={threads} n={n}: {e}",
+                                     threads={threads} (0 = OpenCL) n={n}: {e}",
                                     T::NAME
                                 )
                             })?;
@@ -922,9 +954,14 @@ fn check_args<T: TestElem>(data: &[T], offsets: &[u64], threads: &[usize]) -> Re
                 }
             })
             .collect();
-        for &threads in threads {
+        for threads in with_opencl(threads) {
             let c = ctx(threads);
-            let context = |e: String| format!("{} {name} threads={threads} n={n}: {e}", T::NAME);
+            let context = |e: String| {
+                format!(
+                    "{} {name} threads={threads} (0 = OpenCL) n={n}: {e}",
+                    T::NAME
+                )
+            };
             let got = if min { c.argmin(data) } else { c.argmax(data) }
                 .map_err(|e| context(format!("unexpected error: {e}")))?;
             compare_arg(got, want).map_err(context)?;

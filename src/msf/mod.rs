@@ -18,7 +18,9 @@ use std::str::FromStr;
 use rayon::prelude::*;
 
 use crate::graph::{Graph, Weights};
+use crate::tier::opencl::{self, OpenClTier};
 use crate::{Error, Result};
+pub(crate) use prepare::DeviceKeys;
 use prepare::{Prepared, Priority, WeightKey};
 use union_find::UnionFind;
 
@@ -164,8 +166,28 @@ macro_rules! with_weights {
     };
 }
 
-/// Validates `graph`, runs the algorithm on the CPU, and assembles the forest.
-pub(crate) fn minimum_spanning_forest(graph: &Graph<'_>, options: &MsfOptions) -> Result<Forest> {
+/// Where the algorithm runs. Validation, weight keys and the assembly of the result
+/// are shared; Kruskal, the sequential reference, always runs on the host.
+#[derive(Clone, Copy)]
+pub(crate) enum Solver<'a> {
+    Cpu,
+    OpenCl(&'a OpenClTier),
+}
+
+/// The edges an MSF device kernel sees: endpoints and weight keys by position.
+pub(crate) struct DeviceProblem<'a> {
+    pub num_vertices: usize,
+    pub u: &'a [u32],
+    pub v: &'a [u32],
+    pub keys: Option<DeviceKeys>,
+}
+
+/// Validates `graph`, runs the algorithm on `solver`, and assembles the forest.
+pub(crate) fn minimum_spanning_forest(
+    graph: &Graph<'_>,
+    options: &MsfOptions,
+    solver: Solver<'_>,
+) -> Result<Forest> {
     let ends = prepare::endpoints(graph, options.unweighted)?;
     let weights = match graph {
         Graph::EdgeList { weights, .. } | Graph::Csr { weights, .. } => {
@@ -173,7 +195,7 @@ pub(crate) fn minimum_spanning_forest(graph: &Graph<'_>, options: &MsfOptions) -
         }
     };
     let (edges, num_vertices) =
-        with_weights!(weights, w => solve_typed(ends, w, options.algorithm))?;
+        with_weights!(weights, w => solve_typed(ends, w, options.algorithm, solver))?;
     let total_weight = with_weights!(weights, w => total_weight(w, &edges));
     let num_components = num_vertices - edges.len();
     let labels = options
@@ -194,8 +216,22 @@ fn solve_typed<W: WeightKey>(
     ends: prepare::Endpoints<'_>,
     weights: Option<&[W]>,
     algorithm: Algorithm,
+    solver: Solver<'_>,
 ) -> Result<(Vec<u64>, usize)> {
     let m = ends.u.len();
+    if let (Solver::OpenCl(tier), false) = (solver, algorithm == Algorithm::Kruskal) {
+        let problem = DeviceProblem {
+            num_vertices: ends.num_vertices,
+            u: &ends.u,
+            v: &ends.v,
+            keys: prepare::device_keys(weights, ends.ids.as_deref(), m)?,
+        };
+        let positions = opencl::msf_solve(tier, &problem, algorithm)?;
+        return Ok((
+            chosen_ids(m, positions, ends.ids.as_deref()),
+            ends.num_vertices,
+        ));
+    }
     // Strictly below 2^32 positions, so no packed priority can equal `Priority::NONE`.
     if (weights.is_none() || W::NARROW) && (m as u64) < 1 << 32 {
         solve::<u64, W>(ends, weights, algorithm)
@@ -236,17 +272,20 @@ fn solve<P: Priority, W: WeightKey>(
         Algorithm::Strut => strut::strut(&prepared),
         Algorithm::Kruskal => kruskal::kruskal(prepared),
     };
-    let id_of = |e: usize| ids.as_ref().map_or(e as u64, |ids| ids[e]);
-    // Mark the chosen positions and read them back in order: ascending ids without a
-    // sort (CSR ids grow with position too).
     let mut chosen = vec![false; m];
     for e in positions {
         chosen[e] = true;
     }
-    let ids = par_collect_ranges(m, |range, out| {
+    Ok((chosen_ids(m, chosen, ids.as_deref()), num_vertices))
+}
+
+/// The ids of the chosen positions, read back in order: ascending ids without a sort
+/// (CSR ids grow with position too).
+fn chosen_ids(m: usize, chosen: Vec<bool>, ids: Option<&[u64]>) -> Vec<u64> {
+    let id_of = |e: usize| ids.map_or(e as u64, |ids| ids[e]);
+    par_collect_ranges(m, |range, out| {
         out.extend(range.filter(|&e| chosen[e]).map(id_of))
-    });
-    Ok((ids, num_vertices))
+    })
 }
 
 /// What `fill(range, out)` pushes for consecutive ranges covering `0..len`, in
@@ -360,6 +399,7 @@ mod tests {
                         labels: true,
                         unweighted: false,
                     },
+                    Solver::Cpu,
                 )
                 .unwrap()
             };

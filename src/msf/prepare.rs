@@ -412,20 +412,8 @@ pub(crate) fn priorities<P: Priority, W: WeightKey>(
             .map(|i| P::new(0, i))
             .collect());
     };
+    reject_nan(weights, ids, num_edges)?;
     let weight_of = |i: usize| weights[ids.map_or(i, |ids| ids[i] as usize)];
-    // The common, valid case is one parallel scan; the index is searched for only when
-    // there is a NaN.
-    let any_nan = weights
-        .par_chunks(1 << 16)
-        .any(|c| c.iter().any(|w| w.is_nan()));
-    if let Some(i) = any_nan
-        .then(|| (0..num_edges).position(|i| weight_of(i).is_nan()))
-        .flatten()
-    {
-        let id = ids.map_or(i as u64, |ids| ids[i]);
-        let what = if ids.is_some() { "CSR entry" } else { "edge" };
-        return Err(invalid(format!("{what} {id} has a NaN weight")));
-    }
     Ok((0..num_edges)
         .into_par_iter()
         .map(|i| P::new(weight_of(i).key(), i))
@@ -469,4 +457,52 @@ mod tests {
         assert_eq!(b.position(), 4);
         assert_eq!(<u128 as Priority>::new(u64::MAX, 7).position(), 7);
     }
+}
+
+/// An error naming the first edge (in position order) with a NaN weight.
+fn reject_nan<W: WeightKey>(weights: &[W], ids: Option<&[u64]>, num_edges: usize) -> Result<()> {
+    let weight_of = |i: usize| weights[ids.map_or(i, |ids| ids[i] as usize)];
+    // The common, valid case is one parallel scan; the index is searched for only when
+    // there is a NaN.
+    let any_nan = weights
+        .par_chunks(1 << 16)
+        .any(|c| c.iter().any(|w| w.is_nan()));
+    if let Some(i) = any_nan
+        .then(|| (0..num_edges).position(|i| weight_of(i).is_nan()))
+        .flatten()
+    {
+        let id = ids.map_or(i as u64, |ids| ids[i]);
+        let what = if ids.is_some() { "CSR entry" } else { "edge" };
+        return Err(invalid(format!("{what} {id} has a NaN weight")));
+    }
+    Ok(())
+}
+
+/// Weight keys by edge position, for devices that order edges by (key, position)
+/// without building packed priorities: 32-bit where every key fits.
+pub(crate) enum DeviceKeys {
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
+}
+
+pub(crate) fn device_keys<W: WeightKey>(
+    weights: Option<&[W]>,
+    ids: Option<&[u64]>,
+    num_edges: usize,
+) -> Result<Option<DeviceKeys>> {
+    let Some(weights) = weights else {
+        return Ok(None);
+    };
+    reject_nan(weights, ids, num_edges)?;
+    let key_of = |i: usize| weights[ids.map_or(i, |ids| ids[i] as usize)].key();
+    Ok(Some(if W::NARROW {
+        DeviceKeys::Narrow(
+            (0..num_edges)
+                .into_par_iter()
+                .map(|i| key_of(i) as u32)
+                .collect(),
+        )
+    } else {
+        DeviceKeys::Wide((0..num_edges).into_par_iter().map(key_of).collect())
+    }))
 }

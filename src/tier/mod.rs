@@ -6,11 +6,13 @@
 //! dispatches each operation to the first one that implements it.
 
 pub(crate) mod cpu;
+pub(crate) mod opencl;
 pub mod probe;
 
 use std::fmt;
 use std::str::FromStr;
 
+use crate::types::DType;
 use crate::{Error, Result};
 
 /// Where operations run.
@@ -71,37 +73,40 @@ pub enum Operation {
 /// [`crate::Context`]'s dispatch; the public API does not change.
 pub(crate) enum Backend {
     Cpu(cpu::CpuTier),
+    OpenCl(opencl::OpenClTier),
 }
 
 impl Backend {
     pub(crate) fn tier(&self) -> Tier {
         match self {
             Backend::Cpu(_) => Tier::Cpu,
+            Backend::OpenCl(_) => Tier::OpenCl,
         }
     }
 
-    pub(crate) fn supports(&self, op: Operation) -> bool {
+    /// Whether this tier runs `op` on elements of `dtype` (None: no element type).
+    pub(crate) fn supports(&self, op: Operation, dtype: Option<DType>) -> bool {
         match self {
-            Backend::Cpu(_) => matches!(
-                op,
-                Operation::Scan
-                    | Operation::SegmentedScan
-                    | Operation::ArgReduce
-                    | Operation::SegmentedArgReduce
-                    | Operation::Msf
-            ),
+            // Every operation, every type.
+            Backend::Cpu(_) => true,
+            Backend::OpenCl(cl) => {
+                let _ = op;
+                dtype.is_none_or(|d| cl.supports_dtype(d))
+            }
         }
     }
 
     pub(crate) fn device_name(&self) -> String {
         match self {
             Backend::Cpu(cpu) => cpu.device_name(),
+            Backend::OpenCl(cl) => cl.device_name(),
         }
     }
 
     pub(crate) fn memory_bytes(&self) -> u64 {
         match self {
             Backend::Cpu(cpu) => cpu.memory_bytes(),
+            Backend::OpenCl(cl) => cl.memory_bytes(),
         }
     }
 }
@@ -115,7 +120,7 @@ pub(crate) struct OpenSettings {
 /// Opens `tier` (never `Auto`), or says why it cannot be used.
 pub(crate) fn open(tier: Tier, settings: &OpenSettings) -> Result<Backend> {
     let report = probe::report();
-    let gpu = |driver: &probe::DriverProbe, label: &str| -> Result<Backend> {
+    let gpu = |driver: &probe::DriverProbe, label: &str| -> Result<()> {
         if !driver.found_devices() {
             return Err(Error::backend_unavailable(format!(
                 "the {label} tier is unavailable: {}",
@@ -129,16 +134,24 @@ pub(crate) fn open(tier: Tier, settings: &OpenSettings) -> Result<Backend> {
                 driver.devices.len()
             )));
         }
-        Err(Error::backend_unavailable(format!(
-            "the {label} tier is unavailable: {} but gpumst {} has no {label} kernels yet",
-            driver.summary(),
-            crate::VERSION
-        )))
+        Ok(())
     };
     match tier {
         Tier::Cpu => Ok(Backend::Cpu(cpu::CpuTier::new(settings.cpu_threads)?)),
-        Tier::Cuda => gpu(&report.cuda, "CUDA"),
-        Tier::OpenCl => gpu(&report.opencl, "OpenCL"),
+        Tier::Cuda => {
+            gpu(&report.cuda, "CUDA")?;
+            Err(Error::backend_unavailable(format!(
+                "the CUDA tier is unavailable: {} but gpumst {} has no CUDA kernels yet",
+                report.cuda.summary(),
+                crate::VERSION
+            )))
+        }
+        Tier::OpenCl => {
+            gpu(&report.opencl, "OpenCL")?;
+            Ok(Backend::OpenCl(opencl::OpenClTier::open(
+                settings.device_index,
+            )?))
+        }
         Tier::Auto => Err(Error::internal("tier::open called with Tier::Auto")),
     }
 }

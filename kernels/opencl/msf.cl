@@ -1,0 +1,282 @@
+// Minimum spanning forest kernels (appended to types.cl). The host passes:
+//   -DKEYS=n    0 unweighted, 1 a uint weight key per edge, 2 a ulong weight key per edge
+//   -DATOM64=n  1 when cl_khr_int64_{base,extended}_atomics are present
+// Edges are ordered by (weight key, edge position): keys are order-preserving images
+// of the weights (src/msf/prepare.rs), so the lightest edge under this strict order
+// is unique and every algorithm finds the same forest.
+//
+// The lightest edge at each vertex is found by atomic minima, one 32- or 64-bit word
+// at a time: pass 0 takes the minimum of the first word over all offered edges, pass 1
+// the minimum of the next word among edges that matched pass 0, and so on. With 64-bit
+// atomics a uint key and the position pack into one ulong (a single pass); without
+// them every word is a 32-bit atomic_min, which OpenCL 1.2 guarantees.
+
+#if ATOM64
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+#endif
+
+#if KEYS == 2
+typedef ulong Key;
+#else
+typedef uint Key;
+#endif
+
+#define NO_EDGE 0xFFFFFFFFu
+#define PACKED (KEYS == 1 && ATOM64)
+
+// Per-vertex minima: best64 (packed key|position, or the ulong key), best_hi/best_lo
+// (32-bit words of the key), best_pos (the position).
+#define BEST_PARAMS \
+    __global ulong *best64, __global uint *best_hi, __global uint *best_lo, __global uint *best_pos
+
+// Offers edge `e` with key `key` to vertex `r` in pass `pass`.
+inline void offer(uint r, uint e, Key key, uint pass, BEST_PARAMS) {
+#if KEYS == 0
+    atomic_min(&best_pos[r], e);
+#elif PACKED
+    atom_min(&best64[r], ((ulong)key << 32) | e);
+#elif KEYS == 1
+    if (pass == 0)
+        atomic_min(&best_hi[r], key);
+    else if (key == best_hi[r])
+        atomic_min(&best_pos[r], e);
+#elif ATOM64
+    if (pass == 0)
+        atom_min(&best64[r], key);
+    else if (key == best64[r])
+        atomic_min(&best_pos[r], e);
+#else
+    uint hi = (uint)(key >> 32), lo = (uint)key;
+    if (pass == 0)
+        atomic_min(&best_hi[r], hi);
+    else if (pass == 1) {
+        if (hi == best_hi[r])
+            atomic_min(&best_lo[r], lo);
+    } else if (hi == best_hi[r] && lo == best_lo[r])
+        atomic_min(&best_pos[r], e);
+#endif
+}
+
+// The lightest edge offered to `r` once all passes ran, or NO_EDGE.
+inline uint best_edge(uint r, BEST_PARAMS) {
+#if PACKED
+    ulong b = best64[r];
+    return b == ULONG_MAX ? NO_EDGE : (uint)b;
+#else
+    return best_pos[r];
+#endif
+}
+
+inline Key key_of(__global const Key* keys, uint e) {
+#if KEYS == 0
+    return 0;
+#else
+    return keys[e];
+#endif
+}
+
+// ---- union-find (edge-centric Borůvka, `auto`) ------------------------------------
+// parent[] only ever points from a vertex to a smaller one, so it stays acyclic; a
+// root is hooked only by a successful compare-and-swap, and path halving rewrites only
+// non-roots, so concurrent finds and hooks never lose a link. Reads are volatile so a
+// retrying hook sees other work-groups' writes.
+
+inline uint find_root(__global volatile uint* parent, uint x) {
+    for (;;) {
+        uint p = parent[x];
+        if (p == x)
+            return x;
+        uint gp = parent[p];
+        if (gp != p)
+            parent[x] = gp;
+        x = gp;
+    }
+}
+
+// A slot in an output list for each work-item that `keep`s something, with one global
+// atomic per work-group (`shared` is 2 words of the kernel's local memory). Every
+// work-item of the group must call it.
+inline uint claim_slot(bool keep, __global uint* counter, __local uint* shared) {
+    if (get_local_id(0) == 0)
+        shared[0] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint slot = keep ? atomic_inc(&shared[0]) : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0)
+        shared[1] = shared[0] ? atomic_add(counter, shared[0]) : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return shared[1] + slot;
+}
+
+// Keeps the worklist edges (all edges when `first`) whose ends are in different trees.
+__kernel void ec_compact(__global const uint* eu, __global const uint* ev,
+                         __global volatile uint* parent, __global const uint* worklist,
+                         uint first, uint count, __global uint* out, __global uint* counter) {
+    __local uint shared[2];
+    uint i = get_global_id(0);
+    bool keep = false;
+    uint e = 0;
+    if (i < count) {
+        e = first ? i : worklist[i];
+        keep = find_root(parent, eu[e]) != find_root(parent, ev[e]);
+    }
+    uint slot = claim_slot(keep, counter, shared);
+    if (keep)
+        out[slot] = e;
+}
+
+// Pass `pass` of the lightest-edge search: each worklist edge offers itself to both trees.
+__kernel void ec_lightest(__global const uint* eu, __global const uint* ev,
+                          __global const Key* keys, __global volatile uint* parent,
+                          __global const uint* worklist, uint count, uint pass, BEST_PARAMS) {
+    uint i = get_global_id(0);
+    if (i >= count)
+        return;
+    uint e = worklist[i];
+    Key key = key_of(keys, e);
+    offer(find_root(parent, eu[e]), e, key, pass, best64, best_hi, best_lo, best_pos);
+    offer(find_root(parent, ev[e]), e, key, pass, best64, best_hi, best_lo, best_pos);
+}
+
+// Marks the edges some tree chose (no parent changes here, so roots are stable).
+__kernel void ec_choose(__global const uint* eu, __global const uint* ev,
+                        __global volatile uint* parent, __global const uint* worklist,
+                        uint count, BEST_PARAMS, __global uchar* in_forest) {
+    uint i = get_global_id(0);
+    if (i >= count)
+        return;
+    uint e = worklist[i];
+    uint ru = find_root(parent, eu[e]), rv = find_root(parent, ev[e]);
+    if (best_edge(ru, best64, best_hi, best_lo, best_pos) == e ||
+        best_edge(rv, best64, best_hi, best_lo, best_pos) == e)
+        in_forest[e] = 1;
+}
+
+// Joins the trees of the chosen edges. They form a forest (the lightest edges under a
+// strict order), so every hook merges two different trees.
+__kernel void ec_hook(__global const uint* eu, __global const uint* ev,
+                      __global volatile uint* parent, __global const uint* worklist,
+                      uint count, __global const uchar* in_forest) {
+    uint i = get_global_id(0);
+    if (i >= count)
+        return;
+    uint e = worklist[i];
+    if (!in_forest[e])
+        return;
+    for (;;) {
+        uint ru = find_root(parent, eu[e]), rv = find_root(parent, ev[e]);
+        if (ru == rv)
+            return;
+        uint high = max(ru, rv), low = min(ru, rv);
+        if (atomic_cmpxchg(&parent[high], high, low) == high)
+            return;
+    }
+}
+
+// ---- Vineet et al.'s recursive Borůvka (`boruvka`) ---------------------------------
+// The contracted graph is a list of directed entries (src, tgt, edge position), two per
+// undirected edge, relabelled to supervertex ids every round.
+
+// Pass `pass` of the lightest edge per supervertex, over the entries leaving it.
+__kernel void vb_lightest(__global const uint* src, __global const uint* tgt,
+                          __global const uint* pos,
+                          __global const Key* keys, uint entries, uint pass, BEST_PARAMS) {
+    uint j = get_global_id(0);
+    if (j >= entries)
+        return;
+    uint e = pos[j];
+    if (src[j] == tgt[j])
+        return;
+    offer(src[j], e, key_of(keys, e), pass, best64, best_hi, best_lo, best_pos);
+}
+
+// The successor of each vertex: the far end of its lightest edge (itself when it has
+// none): the entry that carries the chosen edge writes its target.
+__kernel void vb_successor(__global const uint* src, __global const uint* tgt,
+                           __global const uint* pos, uint entries, BEST_PARAMS,
+                           __global uint* successor) {
+    uint j = get_global_id(0);
+    if (j >= entries)
+        return;
+    if (best_edge(src[j], best64, best_hi, best_lo, best_pos) == pos[j])
+        successor[src[j]] = tgt[j];
+}
+
+// Breaks the 2-cycles S(S(v)) = v (both ends chose the same edge): the smaller vertex
+// becomes the root. Every other vertex's chosen edge joins the forest.
+__kernel void vb_break_cycles(__global uint* successor, uint vertices, BEST_PARAMS,
+                              __global uchar* in_forest) {
+    uint v = get_global_id(0);
+    if (v >= vertices)
+        return;
+    uint s = successor[v];
+    if (s == v)
+        return;
+    if (v < s && successor[s] == v) {
+        successor[v] = v;
+        return;
+    }
+    in_forest[best_edge(v, best64, best_hi, best_lo, best_pos)] = 1;
+}
+
+// One step of pointer doubling; sets *changed when some pointer moved.
+__kernel void vb_jump(__global uint* successor, uint vertices, __global uint* changed) {
+    uint v = get_global_id(0);
+    if (v >= vertices)
+        return;
+    uint s = successor[v], ss = successor[s];
+    if (s != ss) {
+        successor[v] = ss;
+        *changed = 1;
+    }
+}
+
+__kernel void vb_root_flags(__global const uint* successor, uint vertices,
+                            __global uint* is_root) {
+    uint v = get_global_id(0);
+    if (v < vertices)
+        is_root[v] = successor[v] == v;
+}
+
+// Contraction: relabels each entry's ends to their new supervertex ids and keeps the
+// entries between different supervertices (parallel edges survive until internal).
+__kernel void vb_contract(__global const uint* src, __global const uint* tgt,
+                          __global const uint* pos, uint entries,
+                          __global const uint* successor, __global const uint* new_id,
+                          __global uint* out_src, __global uint* out_tgt,
+                          __global uint* out_pos, __global uint* counter) {
+    __local uint shared[2];
+    uint j = get_global_id(0);
+    uint a = 0, b = 0;
+    if (j < entries) {
+        a = new_id[successor[src[j]]];
+        b = new_id[successor[tgt[j]]];
+    }
+    bool keep = j < entries && a != b;
+    uint slot = claim_slot(keep, counter, shared);
+    if (keep) {
+        out_src[slot] = a;
+        out_tgt[slot] = b;
+        out_pos[slot] = pos[j];
+    }
+}
+
+// The first entry list: both directions of every edge that is not a self-loop.
+__kernel void vb_entries(__global const uint* eu, __global const uint* ev, uint edges,
+                         __global uint* out_src, __global uint* out_tgt,
+                         __global uint* out_pos) {
+    uint e = get_global_id(0);
+    if (e >= edges)
+        return;
+    uint a = eu[e], b = ev[e];
+    bool loop = a == b;
+    // Self-loops become entries of a vertex with itself, which never win (they are
+    // dropped by the first contraction and offered nowhere: see vb_lightest).
+    out_src[2 * e] = a;
+    out_tgt[2 * e] = loop ? a : b;
+    out_pos[2 * e] = e;
+    out_src[2 * e + 1] = b;
+    out_tgt[2 * e + 1] = loop ? b : a;
+    out_pos[2 * e + 1] = e;
+}

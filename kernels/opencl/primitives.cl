@@ -1,0 +1,288 @@
+// Scans, segmented scans and arg-reductions (appended to types.cl).
+//
+// Scan: Merrill's two-level reduce-then-scan as in Sun & Skadron. A fixed number of
+// work-groups each own a contiguous range of whole tiles:
+//   1. scan_upsweep   reduces each group's range to one run,
+//   2. scan_spine     (one group) turns the runs into each group's carry-in,
+//   3. scan_downsweep rescans each range from its carry-in and writes the output.
+// No work-group ever waits for another, so it needs no forward-progress guarantee.
+// Segmented scans use the same kernels on runs (has-head flag, value since the last
+// head); the unsegmented scan is the case with no heads.
+
+typedef struct {
+    T v;
+    uint f;
+} Run;
+
+inline Run run_make(T v, uint f) {
+    Run r;
+    r.v = v;
+    r.f = f;
+    return r;
+}
+
+// `earlier` followed by `later`.
+inline Run run_combine(Run earlier, Run later) {
+    return run_make(later.f ? later.v : combine(earlier.v, later.v), earlier.f | later.f);
+}
+
+// Loads the tile at `base` (clipped at `end`) into local memory, coalesced.
+inline void load_tile(__global const T* in, __global const uchar* flags, uint segmented,
+                      ulong base, ulong end, __local T* lv, __local uchar* lf) {
+    for (uint k = 0; k < ITEMS; k++) {
+        uint j = k * WG + get_local_id(0);
+        ulong i = base + j;
+        bool inside = i < end;
+        lv[PAD(j)] = inside ? in[i] : IDENTITY;
+        lf[PAD(j)] = (inside && segmented) ? (flags[i] != 0) : 0;
+    }
+}
+
+// The run of this work-item's ITEMS consecutive elements of the tile.
+inline Run thread_run(__local const T* lv, __local const uchar* lf) {
+    uint first = get_local_id(0) * ITEMS;
+    Run r = run_make(IDENTITY, 0);
+    for (uint k = 0; k < ITEMS; k++) {
+        uint j = PAD(first + k);
+        if (lf[j]) {
+            r.v = IDENTITY;
+            r.f = 1;
+        }
+        r.v = combine(r.v, lv[j]);
+    }
+    return r;
+}
+
+// Inclusive scan of one run per work-item (Hillis-Steele); afterwards lr[i] holds
+// the inclusive prefix of work-item i. Callers barrier before reusing lr.
+inline void group_scan(Run x, __local Run* lr) {
+    uint lid = get_local_id(0);
+    lr[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint offset = 1; offset < WG; offset <<= 1) {
+        Run before = x;
+        if (lid >= offset)
+            before = lr[lid - offset];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid >= offset) {
+            x = run_combine(before, x);
+            lr[lid] = x;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+__kernel void scan_upsweep(__global const T* in, __global const uchar* flags, uint segmented,
+                           ulong n, ulong group_len, __global T* part_v,
+                           __global uchar* part_f) {
+    __local T lv[TILE_PADDED];
+    __local uchar lf[TILE_PADDED];
+    __local Run lr[WG];
+    ulong start = get_group_id(0) * group_len;
+    ulong end = min(n, start + group_len);
+    Run aggregate = run_make(IDENTITY, 0);
+    for (ulong base = start; base < end; base += TILE) {
+        load_tile(in, flags, segmented, base, end, lv, lf);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        group_scan(thread_run(lv, lf), lr);
+        aggregate = run_combine(aggregate, lr[WG - 1]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (get_local_id(0) == 0) {
+        part_v[get_group_id(0)] = aggregate.v;
+        part_f[get_group_id(0)] = aggregate.f;
+    }
+}
+
+// One work-group: part_v[g] becomes the value entering group g (exclusive prefix).
+__kernel void scan_spine(__global T* part_v, __global const uchar* part_f, uint groups) {
+    __local Run lr[WG];
+    uint lid = get_local_id(0);
+    uint per = (groups + WG - 1) / WG;
+    uint lo = min(groups, lid * per);
+    uint hi = min(groups, lo + per);
+    Run mine = run_make(IDENTITY, 0);
+    for (uint g = lo; g < hi; g++)
+        mine = run_combine(mine, run_make(part_v[g], part_f[g]));
+    group_scan(mine, lr);
+    Run prefix = lid > 0 ? lr[lid - 1] : run_make(IDENTITY, 0);
+    for (uint g = lo; g < hi; g++) {
+        Run next = run_combine(prefix, run_make(part_v[g], part_f[g]));
+        part_v[g] = prefix.v;
+        prefix = next;
+    }
+}
+
+// `in` and `out` may be the same buffer: each tile is fully loaded before it is written.
+__kernel void scan_downsweep(__global const T* in, __global const uchar* flags, uint segmented,
+                             ulong n, ulong group_len, __global const T* carries,
+                             uint exclusive, __global T* out) {
+    __local T lv[TILE_PADDED];
+    __local uchar lf[TILE_PADDED];
+    __local Run lr[WG];
+    uint lid = get_local_id(0);
+    ulong start = get_group_id(0) * group_len;
+    ulong end = min(n, start + group_len);
+    Run carry = run_make(carries[get_group_id(0)], 0);
+    for (ulong base = start; base < end; base += TILE) {
+        load_tile(in, flags, segmented, base, end, lv, lf);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        group_scan(thread_run(lv, lf), lr);
+        Run prefix = run_combine(carry, lid > 0 ? lr[lid - 1] : run_make(IDENTITY, 0));
+        carry = run_combine(carry, lr[WG - 1]);
+        T acc = prefix.v;
+        for (uint k = 0; k < ITEMS; k++) {
+            uint j = PAD(lid * ITEMS + k);
+            if (lf[j])
+                acc = IDENTITY;
+            T inclusive = combine(acc, lv[j]);
+            lv[j] = exclusive ? acc : inclusive;
+            acc = inclusive;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint k = 0; k < ITEMS; k++) {
+            uint j = k * WG + lid;
+            if (base + j < end)
+                out[base + j] = lv[PAD(j)];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+// Head flags from CSR offsets (flags zeroed before): every segment start below n.
+__kernel void offsets_to_flags(__global const ulong* offsets, ulong segments, ulong n,
+                               __global uchar* flags) {
+    ulong s = get_global_id(0);
+    if (s < segments && offsets[s] < n)
+        flags[offsets[s]] = 1;
+}
+
+// ---- arg-reductions (Wang et al.'s min-reduction: any length, two launches) ---------
+
+#if SCAN_OP != 0
+#define NO_INDEX ULONG_MAX
+
+// Whether (av, ai) comes before (bv, bi): the better value, NaN first, then the lower
+// index. A total order, so any reduction tree gives the sequential answer.
+inline bool arg_better(T av, ulong ai, T bv, ulong bi) {
+    if (bi == NO_INDEX)
+        return ai != NO_INDEX;
+    if (ai == NO_INDEX)
+        return false;
+    if (IS_NAN(av) || IS_NAN(bv))
+        return IS_NAN(av) && IS_NAN(bv) ? ai < bi : IS_NAN(av);
+#if SCAN_OP == 1
+    if (av < bv)
+        return true;
+    if (bv < av)
+        return false;
+#else
+    if (av > bv)
+        return true;
+    if (bv > av)
+        return false;
+#endif
+    return ai < bi;
+}
+
+// Reduces the (value, index) pairs of the work-group to work-item 0.
+inline void group_arg(T* v, ulong* i, __local T* lv, __local ulong* li) {
+    uint lid = get_local_id(0);
+    lv[lid] = *v;
+    li[lid] = *i;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint stride = WG / 2; stride > 0; stride >>= 1) {
+        if (lid < stride && arg_better(lv[lid + stride], li[lid + stride], lv[lid], li[lid])) {
+            lv[lid] = lv[lid + stride];
+            li[lid] = li[lid + stride];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    *v = lv[0];
+    *i = li[0];
+}
+
+// Launch 1: each group strides over its range; one pair per group.
+__kernel void arg_partial(__global const T* in, ulong n, ulong group_len, __global T* part_v,
+                          __global ulong* part_i) {
+    __local T lv[WG];
+    __local ulong li[WG];
+    ulong start = get_group_id(0) * group_len;
+    ulong end = min(n, start + group_len);
+    T best = IDENTITY;
+    ulong at = NO_INDEX;
+    for (ulong k = start + get_local_id(0); k < end; k += WG) {
+        T x = in[k];
+        if (arg_better(x, k, best, at)) {
+            best = x;
+            at = k;
+        }
+    }
+    group_arg(&best, &at, lv, li);
+    if (get_local_id(0) == 0) {
+        part_v[get_group_id(0)] = best;
+        part_i[get_group_id(0)] = at;
+    }
+}
+
+// Launch 2 (one group): the best of the partial pairs, written to element 0.
+__kernel void arg_final(__global T* part_v, __global ulong* part_i, uint groups) {
+    __local T lv[WG];
+    __local ulong li[WG];
+    T best = IDENTITY;
+    ulong at = NO_INDEX;
+    for (uint g = get_local_id(0); g < groups; g += WG) {
+        if (arg_better(part_v[g], part_i[g], best, at)) {
+            best = part_v[g];
+            at = part_i[g];
+        }
+    }
+    group_arg(&best, &at, lv, li);
+    if (get_local_id(0) == 0) {
+        part_v[0] = best;
+        part_i[0] = at;
+    }
+}
+
+// Segmented arg-reduction over CSR offsets, one work-item per segment (short segments).
+__kernel void segmented_arg_items(__global const T* in, __global const ulong* offsets,
+                                  ulong segments, __global T* values, __global ulong* indices) {
+    ulong s = get_global_id(0);
+    if (s >= segments)
+        return;
+    T best = IDENTITY;
+    ulong at = NO_INDEX;
+    for (ulong k = offsets[s]; k < offsets[s + 1]; k++) {
+        T x = in[k];
+        if (arg_better(x, k, best, at)) {
+            best = x;
+            at = k;
+        }
+    }
+    values[s] = best;
+    indices[s] = at;
+}
+
+// Segmented arg-reduction, one work-group per segment (long segments).
+__kernel void segmented_arg_groups(__global const T* in, __global const ulong* offsets,
+                                   ulong segments, __global T* values,
+                                   __global ulong* indices) {
+    __local T lv[WG];
+    __local ulong li[WG];
+    ulong s = get_group_id(0);
+    T best = IDENTITY;
+    ulong at = NO_INDEX;
+    for (ulong k = offsets[s] + get_local_id(0); k < offsets[s + 1]; k += WG) {
+        T x = in[k];
+        if (arg_better(x, k, best, at)) {
+            best = x;
+            at = k;
+        }
+    }
+    group_arg(&best, &at, lv, li);
+    if (get_local_id(0) == 0) {
+        values[s] = best;
+        indices[s] = at;
+    }
+}
+#endif

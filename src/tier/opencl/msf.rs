@@ -1,0 +1,412 @@
+//! Minimum spanning forests on the OpenCL device (kernels in `kernels/opencl/msf.cl`).
+//!
+//! - `auto`: edge-centric Borůvka on a worklist of edges, with union-find hooking by
+//!   compare-and-swap: each round finds every tree's lightest edge by atomic minima,
+//!   hooks the trees, and compacts the worklist to the edges still between trees. One
+//!   host read (the worklist length) per round.
+//! - `boruvka`: Vineet et al.'s round on the device: lightest edge per supervertex,
+//!   successors, 2-cycle removal, pointer doubling, renumbering by the scan primitive,
+//!   contraction of the entry list.
+
+use rayon::prelude::*;
+
+use super::{Arg, DeviceBuffer, OpenClTier, ProgramKind};
+use crate::msf::{Algorithm, DeviceKeys, DeviceProblem};
+use crate::types::{ScanKind, ScanOp};
+use crate::{Error, Result, Status};
+
+/// The compile-time shape of the MSF program: key width and 64-bit atomics.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(crate) struct KernelConfig {
+    /// 0 unweighted, 1 u32 keys, 2 u64 keys.
+    keys: u8,
+    atom64: bool,
+}
+
+impl KernelConfig {
+    pub(crate) fn defines(&self) -> String {
+        // types.cl wants an element type and operator; the MSF kernels use neither.
+        format!(
+            "-DDTYPE=1 -DSCAN_OP=0 -DKEYS={} -DATOM64={}",
+            self.keys, self.atom64 as u8
+        )
+    }
+
+    /// Atomic-min passes needed to find the lightest edge (one per key word).
+    fn passes(&self) -> u32 {
+        match (self.keys, self.atom64) {
+            (0, _) | (1, true) => 1,
+            (1, false) | (2, true) => 2,
+            _ => 3,
+        }
+    }
+}
+
+const NO_EDGE: u32 = u32::MAX;
+
+/// Per-vertex minima buffers (see BEST_PARAMS in msf.cl); unused ones are 1 element.
+struct Best {
+    wide: DeviceBuffer<u64>,
+    hi: DeviceBuffer<u32>,
+    lo: DeviceBuffer<u32>,
+    pos: DeviceBuffer<u32>,
+}
+
+impl Best {
+    fn new(tier: &OpenClTier, config: KernelConfig, n: usize) -> Result<Self> {
+        let wide_len = if config.atom64 && config.keys > 0 {
+            n
+        } else {
+            0
+        };
+        let hi_len = if !config.atom64 && config.keys > 0 {
+            n
+        } else {
+            0
+        };
+        let lo_len = if !config.atom64 && config.keys == 2 {
+            n
+        } else {
+            0
+        };
+        let pos_len = if config.keys == 1 && config.atom64 {
+            0
+        } else {
+            n
+        };
+        Ok(Best {
+            wide: tier.alloc(wide_len)?,
+            hi: tier.alloc(hi_len)?,
+            lo: tier.alloc(lo_len)?,
+            pos: tier.alloc(pos_len)?,
+        })
+    }
+
+    /// Resets the first `n` vertices to "nothing offered".
+    fn reset(&mut self, tier: &OpenClTier, n: usize) -> Result<()> {
+        for (buffer, len) in [(&mut self.hi, n), (&mut self.lo, n), (&mut self.pos, n)] {
+            let len = len.min(buffer.len());
+            tier.fill(buffer, NO_EDGE, len)?;
+        }
+        let len = n.min(self.wide.len());
+        tier.fill(&mut self.wide, u64::MAX, len)
+    }
+
+    fn args(&self) -> [Arg; 4] {
+        [
+            self.wide.arg(),
+            self.hi.arg(),
+            self.lo.arg(),
+            self.pos.arg(),
+        ]
+    }
+}
+
+/// Runs `algorithm` on the device; returns, per edge position, whether it is in the
+/// forest. Kruskal never reaches here (it is the host reference).
+pub(crate) fn solve(
+    tier: &OpenClTier,
+    problem: &DeviceProblem<'_>,
+    algorithm: Algorithm,
+) -> Result<Vec<bool>> {
+    let m = problem.u.len();
+    let n = problem.num_vertices;
+    if matches!(algorithm, Algorithm::Prim | Algorithm::Strut) {
+        return Err(Error::backend_unavailable(format!(
+            "the OpenCL tier does not implement the {algorithm} algorithm yet; use auto or boruvka there, or the CPU tier"
+        )));
+    }
+    // Positions and vertex ids are 32-bit on the device, and NO_EDGE is reserved;
+    // Borůvka keeps two entries per edge.
+    let limit = if algorithm == Algorithm::Boruvka {
+        (u32::MAX / 2) as usize
+    } else {
+        u32::MAX as usize
+    };
+    if m >= limit {
+        return Err(Error::invalid_argument(format!(
+            "the OpenCL {algorithm} handles fewer than {limit} edges (this graph has {m}); use the CPU tier"
+        )));
+    }
+    if m == 0 || n == 0 {
+        return Ok(vec![false; m]);
+    }
+    let (keys_kind, key_bytes) = match &problem.keys {
+        None => (0, 0),
+        Some(DeviceKeys::Narrow(_)) => (1, 4),
+        Some(DeviceKeys::Wide(_)) => (2, 8),
+    };
+    let config = KernelConfig {
+        keys: keys_kind,
+        atom64: tier.int64_atomics,
+    };
+    check_capacity(tier, algorithm, n, m, key_bytes)?;
+    let program = tier.program(ProgramKind::Msf(config))?;
+    let eu = tier.upload(problem.u)?;
+    let ev = tier.upload(problem.v)?;
+    let keys = match &problem.keys {
+        None => KeyBuffer::None(tier.alloc::<u32>(0)?),
+        Some(DeviceKeys::Narrow(k)) => KeyBuffer::Narrow(tier.upload(k)?),
+        Some(DeviceKeys::Wide(k)) => KeyBuffer::Wide(tier.upload(k)?),
+    };
+    let mut in_forest = tier.alloc::<u8>(m)?;
+    tier.fill(&mut in_forest, 0, m)?;
+    let mut best = Best::new(tier, config, n)?;
+    let run = Run {
+        tier,
+        program: &program,
+        config,
+        eu: &eu,
+        ev: &ev,
+        keys: keys.arg(),
+        in_forest: &in_forest,
+    };
+    match algorithm {
+        Algorithm::Boruvka => run.vineet_boruvka(n, m, &mut best)?,
+        _ => run.edge_centric(n, m, &mut best)?,
+    }
+    let mut chosen = vec![0u8; m];
+    tier.read(&in_forest, &mut chosen)?;
+    Ok(chosen.into_par_iter().map(|b| b != 0).collect())
+}
+
+/// Refuses graphs whose working set cannot fit the device, before allocating.
+fn check_capacity(
+    tier: &OpenClTier,
+    algorithm: Algorithm,
+    n: usize,
+    m: usize,
+    key_bytes: usize,
+) -> Result<()> {
+    let per_edge = 4
+        + 4
+        + key_bytes
+        + 1
+        + if algorithm == Algorithm::Boruvka {
+            2 * 2 * 12
+        } else {
+            2 * 4
+        };
+    let per_vertex = 4
+        + 8
+        + 4
+        + 4
+        + 4
+        + if algorithm == Algorithm::Boruvka {
+            8
+        } else {
+            0
+        };
+    let needed = (m as u64) * per_edge as u64 + (n as u64) * per_vertex as u64;
+    if needed > tier.global_memory {
+        return Err(Error::new(
+            Status::OutOfMemory,
+            format!(
+                "this graph ({n} vertices, {m} edges) needs about {needed} bytes of device memory for {algorithm}; {} has {}",
+                tier.name, tier.global_memory
+            ),
+        ));
+    }
+    Ok(())
+}
+
+enum KeyBuffer {
+    None(DeviceBuffer<u32>),
+    Narrow(DeviceBuffer<u32>),
+    Wide(DeviceBuffer<u64>),
+}
+
+impl KeyBuffer {
+    fn arg(&self) -> Arg {
+        match self {
+            KeyBuffer::None(b) | KeyBuffer::Narrow(b) => b.arg(),
+            KeyBuffer::Wide(b) => b.arg(),
+        }
+    }
+}
+
+/// What every round's launches share.
+struct Run<'a> {
+    tier: &'a OpenClTier,
+    program: &'a opencl3::program::Program,
+    config: KernelConfig,
+    eu: &'a DeviceBuffer<u32>,
+    ev: &'a DeviceBuffer<u32>,
+    keys: Arg,
+    in_forest: &'a DeviceBuffer<u8>,
+}
+
+impl Run<'_> {
+    fn launch(&self, name: &str, items: usize, args: &[Arg]) -> Result<()> {
+        self.tier.launch(self.program, name, items, 0, args)
+    }
+
+    /// Edge-centric Borůvka with union-find (`auto`).
+    fn edge_centric(&self, n: usize, m: usize, best: &mut Best) -> Result<()> {
+        let tier = self.tier;
+        let parent_init: Vec<u32> = (0..n as u32).into_par_iter().collect();
+        let parent = tier.upload(&parent_init)?;
+        let mut worklist = tier.alloc::<u32>(m)?;
+        let mut next = tier.alloc::<u32>(m)?;
+        let mut counter = tier.alloc::<u32>(1)?;
+        let (eu, ev) = (self.eu.arg(), self.ev.arg());
+        // The first compaction drops self-loops (and reads edges by position).
+        let mut count = m;
+        let mut first = 1;
+        loop {
+            tier.fill(&mut counter, 0, 1)?;
+            self.launch(
+                "ec_compact",
+                count,
+                &[
+                    eu,
+                    ev,
+                    parent.arg(),
+                    worklist.arg(),
+                    Arg::U32(first),
+                    Arg::U32(count as u32),
+                    next.arg(),
+                    counter.arg(),
+                ],
+            )?;
+            count = tier.read_one(&counter, 0)? as usize;
+            std::mem::swap(&mut worklist, &mut next);
+            first = 0;
+            if count == 0 {
+                return Ok(());
+            }
+            best.reset(tier, n)?;
+            for pass in 0..self.config.passes() {
+                let mut args = vec![
+                    eu,
+                    ev,
+                    self.keys,
+                    parent.arg(),
+                    worklist.arg(),
+                    Arg::U32(count as u32),
+                    Arg::U32(pass),
+                ];
+                args.extend(best.args());
+                self.launch("ec_lightest", count, &args)?;
+            }
+            let mut args = vec![eu, ev, parent.arg(), worklist.arg(), Arg::U32(count as u32)];
+            args.extend(best.args());
+            args.push(self.in_forest.arg());
+            self.launch("ec_choose", count, &args)?;
+            self.launch(
+                "ec_hook",
+                count,
+                &[
+                    eu,
+                    ev,
+                    parent.arg(),
+                    worklist.arg(),
+                    Arg::U32(count as u32),
+                    self.in_forest.arg(),
+                ],
+            )?;
+        }
+    }
+
+    /// Vineet et al.'s recursive Borůvka (`boruvka`).
+    fn vineet_boruvka(&self, n: usize, m: usize, best: &mut Best) -> Result<()> {
+        let tier = self.tier;
+        let entries_len = 2 * m;
+        let mut src = tier.alloc::<u32>(entries_len)?;
+        let mut tgt = tier.alloc::<u32>(entries_len)?;
+        let mut pos = tier.alloc::<u32>(entries_len)?;
+        let mut out_src = tier.alloc::<u32>(entries_len)?;
+        let mut out_tgt = tier.alloc::<u32>(entries_len)?;
+        let mut out_pos = tier.alloc::<u32>(entries_len)?;
+        let mut successor = tier.alloc::<u32>(n)?;
+        let mut new_id = tier.alloc::<u32>(n)?;
+        let mut scratch = tier.alloc::<u32>(1)?;
+        let identity: Vec<u32> = (0..n as u32).into_par_iter().collect();
+        self.launch(
+            "vb_entries",
+            m,
+            &[
+                self.eu.arg(),
+                self.ev.arg(),
+                Arg::U32(m as u32),
+                src.arg(),
+                tgt.arg(),
+                pos.arg(),
+            ],
+        )?;
+        let mut vertices = n;
+        let mut entries = entries_len;
+        while entries > 0 {
+            // 1. The lightest edge leaving each supervertex, and its far end.
+            best.reset(tier, vertices)?;
+            for pass in 0..self.config.passes() {
+                let mut args = vec![
+                    src.arg(),
+                    tgt.arg(),
+                    pos.arg(),
+                    self.keys,
+                    Arg::U32(entries as u32),
+                    Arg::U32(pass),
+                ];
+                args.extend(best.args());
+                self.launch("vb_lightest", entries, &args)?;
+            }
+            tier.write(&mut successor, &identity[..vertices])?;
+            let mut args = vec![src.arg(), tgt.arg(), pos.arg(), Arg::U32(entries as u32)];
+            args.extend(best.args());
+            args.push(successor.arg());
+            self.launch("vb_successor", entries, &args)?;
+            // 2. Break 2-cycles; the other chosen edges join the forest.
+            let mut args = vec![successor.arg(), Arg::U32(vertices as u32)];
+            args.extend(best.args());
+            args.push(self.in_forest.arg());
+            self.launch("vb_break_cycles", vertices, &args)?;
+            // 3. Pointer doubling until every vertex points at its root.
+            loop {
+                tier.fill(&mut scratch, 0, 1)?;
+                self.launch(
+                    "vb_jump",
+                    vertices,
+                    &[successor.arg(), Arg::U32(vertices as u32), scratch.arg()],
+                )?;
+                if tier.read_one(&scratch, 0)? == 0 {
+                    break;
+                }
+            }
+            // 4. Renumber the roots 0.. by an exclusive scan of root flags.
+            self.launch(
+                "vb_root_flags",
+                vertices,
+                &[successor.arg(), Arg::U32(vertices as u32), new_id.arg()],
+            )?;
+            let last_flag = tier.read_one(&new_id, vertices - 1)?;
+            new_id.set_len(vertices);
+            tier.scan_resident(&mut new_id, None, ScanOp::Sum, ScanKind::Exclusive)?;
+            let roots = (tier.read_one(&new_id, vertices - 1)? + last_flag) as usize;
+            // 5. Contract: relabel entries, drop those inside a supervertex.
+            tier.fill(&mut scratch, 0, 1)?;
+            self.launch(
+                "vb_contract",
+                entries,
+                &[
+                    src.arg(),
+                    tgt.arg(),
+                    pos.arg(),
+                    Arg::U32(entries as u32),
+                    successor.arg(),
+                    new_id.arg(),
+                    out_src.arg(),
+                    out_tgt.arg(),
+                    out_pos.arg(),
+                    scratch.arg(),
+                ],
+            )?;
+            entries = tier.read_one(&scratch, 0)? as usize;
+            std::mem::swap(&mut src, &mut out_src);
+            std::mem::swap(&mut tgt, &mut out_tgt);
+            std::mem::swap(&mut pos, &mut out_pos);
+            vertices = roots;
+        }
+        Ok(())
+    }
+}

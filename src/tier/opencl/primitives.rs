@@ -1,0 +1,233 @@
+//! Scans and arg-reductions on the OpenCL device (kernels in
+//! `kernels/opencl/primitives.cl`), on resident buffers and from host slices.
+
+use super::{Arg, DeviceBuffer, OpenClTier, ProgramKind};
+use crate::context::Segments;
+use crate::types::{Element, Extreme, ScanKind, ScanOp, EMPTY_SEGMENT};
+use crate::Result;
+
+/// Segments longer than this on average get a work-group each; shorter ones a work-item.
+const ITEMS_PER_SEGMENT_FOR_GROUPS: usize = 64;
+
+impl OpenClTier {
+    fn tile_len(&self) -> usize {
+        self.group_size * super::TILE_ITEMS
+    }
+
+    /// Splits `n` elements into at most `resident_groups` contiguous ranges of whole
+    /// tiles: (groups, elements per group).
+    fn partition(&self, n: usize, unit: usize) -> (usize, usize) {
+        let units = n.div_ceil(unit).max(1);
+        let per_group = units.div_ceil(self.resident_groups().min(units));
+        let groups = units.div_ceil(per_group);
+        (groups, per_group * unit)
+    }
+
+    /// Scans `data` in place on the device; `flags` (one byte per element, nonzero
+    /// starts a segment) makes it a segmented scan.
+    pub(crate) fn scan_resident<T: Element>(
+        &self,
+        data: &mut DeviceBuffer<T>,
+        flags: Option<&DeviceBuffer<u8>>,
+        op: ScanOp,
+        kind: ScanKind,
+    ) -> Result<()> {
+        let n = data.len();
+        if n == 0 {
+            return Ok(());
+        }
+        let program = self.program(ProgramKind::Primitives(T::DTYPE, op))?;
+        let (groups, group_len) = self.partition(n, self.tile_len());
+        let part_v = self.alloc::<T>(groups)?;
+        let part_f = self.alloc::<u8>(groups)?;
+        // Without segments the flag argument is never read; any buffer will do.
+        let (flag_arg, segmented) = match flags {
+            Some(f) => (f.arg(), 1),
+            None => (part_f.arg(), 0),
+        };
+        let common = [
+            data.arg(),
+            flag_arg,
+            Arg::U32(segmented),
+            Arg::U64(n as u64),
+            Arg::U64(group_len as u64),
+        ];
+        let group = self.group_size;
+        let mut args = common.to_vec();
+        args.extend([part_v.arg(), part_f.arg()]);
+        self.launch(&program, "scan_upsweep", groups * group, group, &args)?;
+        self.launch(
+            &program,
+            "scan_spine",
+            group,
+            group,
+            &[part_v.arg(), part_f.arg(), Arg::U32(groups as u32)],
+        )?;
+        let mut args = common.to_vec();
+        args.extend([
+            part_v.arg(),
+            Arg::U32((kind == ScanKind::Exclusive) as u32),
+            data.arg(),
+        ]);
+        self.launch(&program, "scan_downsweep", groups * group, group, &args)?;
+        self.finish()
+    }
+
+    /// Head flags on the device from CSR offsets (validated by the caller).
+    fn flags_from_offsets(&self, offsets: &[u64], n: usize) -> Result<DeviceBuffer<u8>> {
+        let mut flags = self.alloc::<u8>(n)?;
+        self.fill(&mut flags, 0, n)?;
+        let segments = offsets.len() - 1;
+        if segments > 0 {
+            let device_offsets = self.upload(offsets)?;
+            // Any element type's program carries the kernel; u32 sum is the smallest.
+            let program = self.program(ProgramKind::Primitives(crate::DType::U32, ScanOp::Sum))?;
+            self.launch(
+                &program,
+                "offsets_to_flags",
+                segments,
+                0,
+                &[
+                    device_offsets.arg(),
+                    Arg::U64(segments as u64),
+                    Arg::U64(n as u64),
+                    flags.arg(),
+                ],
+            )?;
+            self.finish()?;
+        }
+        Ok(flags)
+    }
+
+    /// Host-to-host scan: uploads, scans on the device, downloads into `dst`.
+    pub(crate) fn scan<T: Element>(
+        &self,
+        src: Option<&[T]>,
+        dst: &mut [T],
+        segments: Segments<'_>,
+        op: ScanOp,
+        kind: ScanKind,
+    ) -> Result<()> {
+        let n = dst.len();
+        if n == 0 {
+            return Ok(());
+        }
+        let mut data = self.upload(src.unwrap_or(dst))?;
+        let flags = match segments {
+            Segments::None => None,
+            Segments::Flags(flags) => Some(self.upload(flags)?),
+            Segments::Offsets(offsets) => Some(self.flags_from_offsets(offsets, n)?),
+        };
+        self.scan_resident(&mut data, flags.as_ref(), op, kind)?;
+        self.read(&data, dst)
+    }
+
+    fn extreme_op(extreme: Extreme) -> ScanOp {
+        match extreme {
+            Extreme::Min => ScanOp::Min,
+            Extreme::Max => ScanOp::Max,
+        }
+    }
+
+    /// The extreme of a resident buffer and its first index (two launches).
+    pub(crate) fn arg_extreme_resident<T: Element>(
+        &self,
+        data: &DeviceBuffer<T>,
+        extreme: Extreme,
+    ) -> Result<Option<(T, usize)>> {
+        let n = data.len();
+        if n == 0 {
+            return Ok(None);
+        }
+        let program = self.program(ProgramKind::Primitives(T::DTYPE, Self::extreme_op(extreme)))?;
+        let group = self.group_size;
+        let (groups, group_len) = self.partition(n, group * super::TILE_ITEMS);
+        let part_v = self.alloc::<T>(groups)?;
+        let part_i = self.alloc::<u64>(groups)?;
+        self.launch(
+            &program,
+            "arg_partial",
+            groups * group,
+            group,
+            &[
+                data.arg(),
+                Arg::U64(n as u64),
+                Arg::U64(group_len as u64),
+                part_v.arg(),
+                part_i.arg(),
+            ],
+        )?;
+        self.launch(
+            &program,
+            "arg_final",
+            group,
+            group,
+            &[part_v.arg(), part_i.arg(), Arg::U32(groups as u32)],
+        )?;
+        let value = self.read_one(&part_v, 0)?;
+        let index = self.read_one(&part_i, 0)?;
+        Ok(Some((value, index as usize)))
+    }
+
+    pub(crate) fn arg_extreme<T: Element>(
+        &self,
+        data: &[T],
+        extreme: Extreme,
+    ) -> Result<Option<(T, usize)>> {
+        if data.is_empty() {
+            return Ok(None);
+        }
+        let device = self.upload(data)?;
+        self.arg_extreme_resident(&device, extreme)
+    }
+
+    /// Per CSR segment, the extreme and its first index (validated offsets).
+    pub(crate) fn segmented_arg_extreme<T: Element>(
+        &self,
+        data: &[T],
+        offsets: &[u64],
+        extreme: Extreme,
+        values: &mut [T],
+        indices: &mut [u64],
+    ) -> Result<()> {
+        let segments = offsets.len() - 1;
+        if segments == 0 {
+            return Ok(());
+        }
+        if data.is_empty() {
+            let identity = match extreme {
+                Extreme::Min => T::HIGHEST,
+                Extreme::Max => T::LOWEST,
+            };
+            values.fill(identity);
+            indices.fill(EMPTY_SEGMENT);
+            return Ok(());
+        }
+        let program = self.program(ProgramKind::Primitives(T::DTYPE, Self::extreme_op(extreme)))?;
+        let device_data = self.upload(data)?;
+        let device_offsets = self.upload(offsets)?;
+        let out_v = self.alloc::<T>(segments)?;
+        let out_i = self.alloc::<u64>(segments)?;
+        let args = [
+            device_data.arg(),
+            device_offsets.arg(),
+            Arg::U64(segments as u64),
+            out_v.arg(),
+            out_i.arg(),
+        ];
+        if data.len() / segments >= ITEMS_PER_SEGMENT_FOR_GROUPS {
+            let group = self.group_size;
+            self.launch(
+                &program,
+                "segmented_arg_groups",
+                segments * group,
+                group,
+                &args,
+            )?;
+        } else {
+            self.launch(&program, "segmented_arg_items", segments, 0, &args)?;
+        }
+        self.read(&out_v, values)?;
+        self.read(&out_i, indices)
+    }
+}
