@@ -98,7 +98,8 @@ fi
 unset GPUMST_BACKEND GPUMST_CUDA_LIBRARY GPUMST_OPENCL_LIBRARY
 
 VALGRIND=(valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
-          --show-leak-kinds=definite --num-callers=30)
+          --show-leak-kinds=definite --num-callers=30
+          --suppressions="$HERE/valgrind.supp")
 TIMEOUT=()
 if command -v timeout >/dev/null 2>&1; then
     TIMEOUT=(timeout -k 10 "$TIMEOUT_S")

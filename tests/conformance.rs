@@ -504,12 +504,6 @@ fn bad_graphs_name_the_offending_index() {
 #[test]
 fn concurrent_calls_on_one_context_agree() {
     // DESIGN invariant 6: any function may be called concurrently on one context.
-    let ctx = Context::new(&Options {
-        tier: Tier::Cpu,
-        cpu_threads: 2,
-        ..Options::default()
-    })
-    .unwrap();
     let (u, v) = random_graph(20_000, 150_000, 77);
     let mut s = Stream(5);
     let w: Vec<u32> = (0..u.len()).map(|_| s.below(5000)).collect();
@@ -520,26 +514,105 @@ fn concurrent_calls_on_one_context_agree() {
         v: &v,
         weights: Some(Weights::U32(&w)),
     };
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = Algorithm::ALL
-            .iter()
-            .chain(Algorithm::ALL.iter())
-            .map(|&algorithm| {
-                let (ctx, graph) = (&ctx, &graph);
-                scope.spawn(move || {
-                    let options = MsfOptions {
-                        algorithm,
-                        ..MsfOptions::default()
-                    };
-                    (algorithm, ctx.msf(graph, &options).unwrap().edges)
+    for ctx in tiers() {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = Algorithm::ALL
+                .iter()
+                .chain(Algorithm::ALL.iter())
+                .map(|&algorithm| {
+                    let (ctx, graph) = (&ctx, &graph);
+                    scope.spawn(move || {
+                        let options = MsfOptions {
+                            algorithm,
+                            ..MsfOptions::default()
+                        };
+                        let what = format!("concurrent on {}", ctx.tier());
+                        (
+                            algorithm,
+                            solve(ctx, graph, &options, &what).map(|f| f.edges),
+                        )
+                    })
                 })
-            })
-            .collect();
-        for handle in handles {
-            let (algorithm, edges) = handle.join().unwrap();
-            assert_eq!(edges, expected, "{algorithm} run concurrently");
+                .collect();
+            for handle in handles {
+                let (algorithm, edges) = handle.join().unwrap();
+                if let Some(edges) = edges {
+                    assert_eq!(
+                        edges,
+                        expected,
+                        "{algorithm} run concurrently on {}",
+                        ctx.tier()
+                    );
+                }
+            }
+        });
+    }
+}
+
+/// Graphs and arrays beyond the device's memory give OutOfMemory with a message, never
+/// a crash, and the context stays usable (run by scripts/test.sh with a small
+/// GPUMST_OPENCL_MEMORY_LIMIT; without it there is nothing to test).
+#[test]
+fn out_of_device_memory_is_a_clear_status() {
+    let Ok(limit) = std::env::var("GPUMST_OPENCL_MEMORY_LIMIT") else {
+        eprintln!("SKIPPED out-of-memory test: GPUMST_OPENCL_MEMORY_LIMIT is not set");
+        return;
+    };
+    let limit: usize = limit.parse().unwrap();
+    let ctx = match Context::new(&Options {
+        tier: Tier::OpenCl,
+        ..Options::default()
+    }) {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            eprintln!("SKIPPED out-of-memory test: {}", e.message());
+            return;
         }
-    });
+    };
+    // A graph whose working set is far beyond the limit.
+    let m = limit; // at least 9 bytes per edge are needed
+    let (u, v) = random_graph(1000, m, 3);
+    let graph = Graph::EdgeList {
+        num_vertices: 1000,
+        u: &u,
+        v: &v,
+        weights: None,
+    };
+    for algorithm in [Algorithm::Auto, Algorithm::Boruvka] {
+        let options = MsfOptions {
+            algorithm,
+            ..MsfOptions::default()
+        };
+        let err = ctx.msf(&graph, &options).unwrap_err();
+        assert_eq!(err.status(), Status::OutOfMemory, "{err}");
+        assert!(err.message().contains("bytes"), "{err}");
+    }
+    let data = vec![1u64; limit];
+    let mut out = vec![0u64; limit];
+    let err = ctx
+        .scan(
+            &data,
+            &mut out,
+            gpumst::ScanOp::Sum,
+            gpumst::ScanKind::Inclusive,
+        )
+        .unwrap_err();
+    assert_eq!(err.status(), Status::OutOfMemory, "{err}");
+    // Still usable for what fits.
+    let small = [3u32, 1, 2];
+    assert_eq!(ctx.argmin(&small).unwrap(), Some((1, 1)));
+    let (u, v) = random_graph(100, 300, 4);
+    let graph = Graph::EdgeList {
+        num_vertices: 100,
+        u: &u,
+        v: &v,
+        weights: None,
+    };
+    let (expected, _) = reference::<u32>(100, &u, &v, None);
+    assert_eq!(
+        ctx.msf(&graph, &MsfOptions::default()).unwrap().edges,
+        expected
+    );
 }
 
 #[test]

@@ -417,9 +417,12 @@ fn info(as_json: bool) -> ExitCode {
                 None => ("found", driver.summary()),
             };
             println!("{:<7} {state}: {why}", format!("{}:", driver.tier));
+            for platform in &driver.platforms {
+                println!("          platform {platform}");
+            }
             for device in &driver.devices {
                 println!(
-                    "          {} [{}] {}{:.1} GiB",
+                    "          {} [{}] {}{:.1} GiB: {}",
                     device.name,
                     device.kind,
                     device
@@ -427,8 +430,16 @@ fn info(as_json: bool) -> ExitCode {
                         .as_deref()
                         .map(|p| format!("on {p}, "))
                         .unwrap_or_default(),
-                    device.memory_bytes as f64 / (1u64 << 30) as f64
+                    device.memory_bytes as f64 / (1u64 << 30) as f64,
+                    if device.usable {
+                        "usable"
+                    } else {
+                        "not usable"
+                    }
                 );
+                for note in &device.notes {
+                    println!("            {note}");
+                }
             }
         }
         if let Ok(c) = &context {

@@ -165,6 +165,10 @@ pub(crate) fn open_auto(settings: &OpenSettings) -> Result<(Vec<Backend>, Vec<Sk
     let mut backends = Vec::new();
     let mut skipped = Vec::new();
     for tier in [Tier::Cuda, Tier::OpenCl] {
+        if let Some(why) = leave_to_cpu(tier, settings) {
+            skipped.push((tier, why));
+            continue;
+        }
         match open(tier, settings) {
             Ok(backend) => backends.push(backend),
             Err(e) => skipped.push((tier, e.message().to_string())),
@@ -172,4 +176,26 @@ pub(crate) fn open_auto(settings: &OpenSettings) -> Result<(Vec<Backend>, Vec<Sk
     }
     backends.push(open(Tier::Cpu, settings)?);
     Ok((backends, skipped))
+}
+
+/// Why `auto` should not use `tier` even though it may open: gpumst's own CPU tier beats
+/// an OpenCL CPU device (such as PoCL's) on the same cores, so such a device is used only
+/// when OpenCL is forced.
+fn leave_to_cpu(tier: Tier, settings: &OpenSettings) -> Option<String> {
+    if tier != Tier::OpenCl {
+        return None;
+    }
+    let device = probe::report()
+        .opencl
+        .devices
+        .iter()
+        .filter(|d| d.usable)
+        .nth(settings.device_index as usize)?;
+    (device.kind == "cpu").then(|| {
+        format!(
+            "{} is a CPU device, where the CPU tier is faster (force it with {}=opencl)",
+            device.name,
+            crate::context::BACKEND_ENV
+        )
+    })
 }

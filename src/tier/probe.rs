@@ -27,6 +27,11 @@ pub struct ProbedDevice {
     /// OpenCL platform the device belongs to (None for CUDA).
     pub platform: Option<String>,
     pub memory_bytes: u64,
+    /// Whether gpumst can run its kernels there (OpenCL: version 1.2+, available,
+    /// with a compiler).
+    pub usable: bool,
+    /// Why it is not usable, or what it lacks that gpumst works around.
+    pub notes: Vec<String>,
 }
 
 /// What the probe of one GPU tier found.
@@ -38,6 +43,10 @@ pub struct DriverProbe {
     /// The library that opened, if any.
     pub library: Option<String>,
     pub driver_version: Option<String>,
+    /// OpenCL platforms seen: "name (version): N device(s)".
+    pub platforms: Vec<String>,
+    /// Devices, in the order `device_index` counts (OpenCL: GPUs, then accelerators,
+    /// then CPU devices).
     pub devices: Vec<ProbedDevice>,
     /// Why the driver, once opened, could not be used (an API call failed).
     pub error: Option<String>,
@@ -50,6 +59,7 @@ impl DriverProbe {
             attempts: Vec::new(),
             library: None,
             driver_version: None,
+            platforms: Vec::new(),
             devices: Vec::new(),
             error: None,
         }
@@ -228,6 +238,8 @@ fn query_cuda(lib: &libloading::Library, probe: &mut DriverProbe) -> Result<(), 
             kind: "gpu".into(),
             platform: None,
             memory_bytes: bytes as u64,
+            usable: false,
+            notes: vec![format!("gpumst {} has no CUDA kernels yet", crate::VERSION)],
         });
     }
     if n == 0 {
@@ -264,6 +276,10 @@ fn query_opencl(lib: &libloading::Library, probe: &mut DriverProbe) -> Result<()
     const CL_DEVICE_TYPE: u32 = 0x1000;
     const CL_DEVICE_GLOBAL_MEM_SIZE: u32 = 0x101F;
     const CL_DEVICE_NAME: u32 = 0x102B;
+    const CL_DEVICE_AVAILABLE: u32 = 0x1027;
+    const CL_DEVICE_COMPILER_AVAILABLE: u32 = 0x1028;
+    const CL_DEVICE_VERSION: u32 = 0x102F;
+    const CL_DEVICE_EXTENSIONS: u32 = 0x1030;
     const CL_DEVICE_TYPE_ALL: u64 = 0xFFFF_FFFF;
     const CL_DEVICE_NOT_FOUND: i32 = -1;
     const CL_PLATFORM_NOT_FOUND_KHR: i32 = -1001;
@@ -296,6 +312,45 @@ fn query_opencl(lib: &libloading::Library, probe: &mut DriverProbe) -> Result<()
         } else {
             format!("(unknown: OpenCL error {code})")
         }
+    };
+    // Extension lists can be long: ask for the size first.
+    let info_long_string = |handle: Handle, param: u32| -> String {
+        let mut size = 0usize;
+        // SAFETY: as above; a null buffer with size 0 asks only for the size.
+        let code = unsafe { device_info(handle, param, 0, std::ptr::null_mut(), &mut size) };
+        if code != 0 || size == 0 {
+            return String::new();
+        }
+        let mut buf = vec![0u8; size];
+        // SAFETY: the buffer holds the `size` bytes the driver asked for.
+        let code = unsafe {
+            device_info(
+                handle,
+                param,
+                buf.len(),
+                buf.as_mut_ptr().cast(),
+                std::ptr::null_mut(),
+            )
+        };
+        if code == 0 {
+            c_buffer_to_string(&buf)
+        } else {
+            String::new()
+        }
+    };
+    let info_bool = |handle: Handle, param: u32| -> bool {
+        let mut value = 0u32;
+        // SAFETY: as above; cl_bool is a 4-byte cl_uint.
+        let code = unsafe {
+            device_info(
+                handle,
+                param,
+                4,
+                (&mut value as *mut u32).cast(),
+                std::ptr::null_mut(),
+            )
+        };
+        code == 0 && value != 0
     };
     let info_u64 = |handle: Handle, param: u32| -> u64 {
         let mut value = 0u64;
@@ -335,7 +390,8 @@ fn query_opencl(lib: &libloading::Library, probe: &mut DriverProbe) -> Result<()
     let mut versions = Vec::new();
     for &platform in &platforms {
         let platform_name = info_string(platform_info, platform, CL_PLATFORM_NAME);
-        versions.push(info_string(platform_info, platform, CL_PLATFORM_VERSION));
+        let version = info_string(platform_info, platform, CL_PLATFORM_VERSION);
+        versions.push(version.clone());
         let mut n = 0u32;
         let code = unsafe {
             device_ids(
@@ -347,6 +403,9 @@ fn query_opencl(lib: &libloading::Library, probe: &mut DriverProbe) -> Result<()
             )
         };
         if code == CL_DEVICE_NOT_FOUND || n == 0 {
+            probe
+                .platforms
+                .push(format!("{platform_name} ({version}): no devices"));
             continue;
         }
         if code != 0 {
@@ -369,8 +428,20 @@ fn query_opencl(lib: &libloading::Library, probe: &mut DriverProbe) -> Result<()
                 "clGetDeviceIDs on {platform_name} returned OpenCL error {code}"
             ));
         }
+        probe.platforms.push(format!(
+            "{platform_name} ({version}): {} device(s)",
+            devices.len()
+        ));
         for &device in &devices {
             let kind = info_u64(device, CL_DEVICE_TYPE);
+            let device_version = info_string(device_info, device, CL_DEVICE_VERSION);
+            let extensions = info_long_string(device, CL_DEVICE_EXTENSIONS);
+            let (usable, notes) = opencl_usability(
+                &device_version,
+                info_bool(device, CL_DEVICE_AVAILABLE),
+                info_bool(device, CL_DEVICE_COMPILER_AVAILABLE),
+                &extensions,
+            );
             probe.devices.push(ProbedDevice {
                 name: info_string(device_info, device, CL_DEVICE_NAME),
                 kind: match kind {
@@ -382,12 +453,57 @@ fn query_opencl(lib: &libloading::Library, probe: &mut DriverProbe) -> Result<()
                 .into(),
                 platform: Some(platform_name.clone()),
                 memory_bytes: info_u64(device, CL_DEVICE_GLOBAL_MEM_SIZE),
+                usable,
+                notes,
             });
         }
     }
+    // The order `device_index` counts in: GPUs, accelerators, CPU devices, others.
+    let rank = |d: &ProbedDevice| match d.kind.as_str() {
+        "gpu" => 0,
+        "accelerator" => 1,
+        "cpu" => 2,
+        _ => 3,
+    };
+    probe.devices.sort_by_key(rank);
     probe.driver_version = Some(versions.join("; "));
     if probe.devices.is_empty() {
         return Err(format!("{} platform(s) but no devices", platforms.len()));
     }
     Ok(())
+}
+
+/// Whether gpumst's OpenCL kernels can run on a device, and what it works around.
+fn opencl_usability(
+    version: &str,
+    available: bool,
+    compiler: bool,
+    extensions: &str,
+) -> (bool, Vec<String>) {
+    let has = |ext: &str| extensions.split_whitespace().any(|x| x == ext);
+    let parsed = version
+        .strip_prefix("OpenCL ")
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|number| number.split_once('.'))
+        .and_then(|(a, b)| Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?)));
+    let mut notes = Vec::new();
+    if !available {
+        notes.push("not usable: the device reports itself unavailable".to_string());
+    }
+    if !compiler {
+        notes.push("not usable: the platform has no OpenCL C compiler for it".to_string());
+    }
+    if !parsed.is_some_and(|v| v >= (1, 2)) {
+        notes.push(format!("not usable: '{version}' (gpumst needs OpenCL 1.2)"));
+    }
+    let usable = notes.is_empty();
+    if usable {
+        if !has("cl_khr_fp64") {
+            notes.push("no cl_khr_fp64: f64 primitives run on the CPU tier".to_string());
+        }
+        if !(has("cl_khr_int64_base_atomics") && has("cl_khr_int64_extended_atomics")) {
+            notes.push("no 64-bit atomics: MSF uses 32-bit atomic passes".to_string());
+        }
+    }
+    (usable, notes)
 }

@@ -32,6 +32,14 @@ const TYPES_SOURCE: &str = include_str!("../../../kernels/opencl/types.cl");
 const PRIMITIVES_SOURCE: &str = include_str!("../../../kernels/opencl/primitives.cl");
 const MSF_SOURCE: &str = include_str!("../../../kernels/opencl/msf.cl");
 
+/// `GPUMST_OPENCL_ATOMICS=32` makes the MSF kernels use only 32-bit atomics, as on a
+/// device without 64-bit ones (for testing that path on any device).
+pub(crate) const ATOMICS_ENV: &str = "GPUMST_OPENCL_ATOMICS";
+
+/// `GPUMST_OPENCL_MEMORY_LIMIT=BYTES` caps the device memory gpumst assumes (both the
+/// total and the largest allocation), to exercise the out-of-memory paths.
+pub(crate) const MEMORY_LIMIT_ENV: &str = "GPUMST_OPENCL_MEMORY_LIMIT";
+
 /// Work-items per work-group (clamped to the device's limit) and elements per
 /// work-item in a scan tile.
 const PREFERRED_GROUP: usize = 256;
@@ -92,28 +100,6 @@ fn kind_rank(kind: cl_device_type) -> u8 {
     }
 }
 
-/// Why a device cannot run gpumst's kernels, or `None` when it can.
-pub(crate) fn unusable_reason(device: &Device) -> Option<String> {
-    if !device.available().unwrap_or(false) {
-        return Some("the device reports itself unavailable".into());
-    }
-    if !device.compiler_available().unwrap_or(false) {
-        return Some("the platform has no OpenCL C compiler for it".into());
-    }
-    let version = device.version().unwrap_or_default();
-    match parse_version(&version) {
-        Some(v) if v >= (1, 2) => None,
-        _ => Some(format!("'{version}': gpumst needs OpenCL 1.2 or newer")),
-    }
-}
-
-/// "OpenCL 3.0 CUDA" -> (3, 0).
-fn parse_version(text: &str) -> Option<(u32, u32)> {
-    let number = text.strip_prefix("OpenCL ")?.split_whitespace().next()?;
-    let (major, minor) = number.split_once('.')?;
-    Some((major.parse().ok()?, minor.parse().ok()?))
-}
-
 /// An opened OpenCL device.
 pub(crate) struct OpenClTier {
     context: ClContext,
@@ -139,9 +125,20 @@ impl OpenClTier {
                 "the OpenCL tier is unavailable: the ICD loader lists no devices",
             ));
         }
+        // The probe judged each device, listing them in this same order.
+        let probed = &super::probe::report().opencl.devices;
+        if probed.len() != entries.len() {
+            return Err(Error::backend_unavailable(format!(
+                "the OpenCL platforms changed while running: the probe saw {} device(s), now {}",
+                probed.len(),
+                entries.len()
+            )));
+        }
         let usable: Vec<&DeviceEntry> = entries
             .iter()
-            .filter(|e| unusable_reason(&e.device).is_none())
+            .zip(probed)
+            .filter(|(_, p)| p.usable)
+            .map(|(e, _)| e)
             .collect();
         let Some(entry) = usable.get(index as usize) else {
             return Err(Error::invalid_argument(format!(
@@ -162,6 +159,14 @@ impl OpenClTier {
         let queue = CommandQueue::create_default(&context, 0)
             .map_err(|e| fail("clCreateCommandQueue", e))?;
         let extensions = device.extensions().unwrap_or_default();
+        let limit = match std::env::var(MEMORY_LIMIT_ENV) {
+            Ok(text) => text.trim().parse::<u64>().map_err(|_| {
+                Error::invalid_argument(format!(
+                    "{MEMORY_LIMIT_ENV}='{text}' is not a number of bytes"
+                ))
+            })?,
+            Err(_) => u64::MAX,
+        };
         let has = |ext: &str| extensions.split_whitespace().any(|x| x == ext);
         let max_group = device.max_work_group_size().unwrap_or(1).max(1);
         let group_size = prev_power_of_two(PREFERRED_GROUP.min(max_group));
@@ -175,11 +180,13 @@ impl OpenClTier {
             context,
             queue,
             name,
-            global_memory: device.global_mem_size().unwrap_or(0),
-            max_allocation: device.max_mem_alloc_size().unwrap_or(0),
+            global_memory: device.global_mem_size().unwrap_or(0).min(limit),
+            max_allocation: device.max_mem_alloc_size().unwrap_or(0).min(limit),
             compute_units: device.max_compute_units().unwrap_or(1).max(1) as usize,
             group_size,
-            int64_atomics: has("cl_khr_int64_base_atomics") && has("cl_khr_int64_extended_atomics"),
+            int64_atomics: has("cl_khr_int64_base_atomics")
+                && has("cl_khr_int64_extended_atomics")
+                && std::env::var(ATOMICS_ENV).map_or(true, |v| v.trim() != "32"),
             fp64: has("cl_khr_fp64"),
             programs: Mutex::new(HashMap::new()),
         })
