@@ -37,3 +37,15 @@ impl<T: Element> Buffer<T> {
         self.tier
     }
 }
+
+impl<T: Element> std::fmt::Debug for Buffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Buffer<{}>({} elements on the {} tier)",
+            T::DTYPE.name(),
+            self.len(),
+            self.tier
+        )
+    }
+}

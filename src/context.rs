@@ -417,6 +417,74 @@ impl Context {
         }
     }
 
+    /// Copies resident `source` into resident `target` of the same length, where they
+    /// live (device to device on a GPU).
+    pub fn copy_buffer<T: Element>(
+        &self,
+        source: &Buffer<T>,
+        target: &mut Buffer<T>,
+    ) -> Result<()> {
+        if source.len() != target.len() {
+            return Err(Error::invalid_argument(format!(
+                "copy of {} elements into a buffer of {}",
+                source.len(),
+                target.len()
+            )));
+        }
+        let cl = match (&source.storage, &target.storage) {
+            (Storage::OpenCl(_), Storage::OpenCl(_)) => Some(self.opencl_of(source)?),
+            _ => None,
+        };
+        match (&source.storage, &mut target.storage) {
+            (Storage::Host(s), Storage::Host(t)) => t.copy_from_slice(s),
+            (Storage::OpenCl(s), Storage::OpenCl(t)) => {
+                cl.expect("looked up above").copy_resident(s, t)?
+            }
+            _ => return Err(mixed_tiers(source.tier(), target.tier())),
+        }
+        Ok(())
+    }
+
+    /// [`Context::segmented_argmin`] on resident buffers of one tier: per segment of
+    /// `offsets`, the minimum of `data` into `values` and its first index into `indices`.
+    pub fn segmented_argmin_buffer<T: Element>(
+        &self,
+        data: &Buffer<T>,
+        offsets: &Buffer<u64>,
+        values: &mut Buffer<T>,
+        indices: &mut Buffer<u64>,
+    ) -> Result<()> {
+        let segments = offsets.len().saturating_sub(1);
+        if values.len() != segments || indices.len() != segments {
+            return Err(Error::invalid_argument(format!(
+                "{segments} segments need {segments} values and indices, got {} and {}",
+                values.len(),
+                indices.len()
+            )));
+        }
+        let cl = match &data.storage {
+            Storage::OpenCl(_) => Some(self.opencl_of(data)?),
+            Storage::Host(_) => None,
+        };
+        match (
+            &data.storage,
+            &offsets.storage,
+            &mut values.storage,
+            &mut indices.storage,
+        ) {
+            (Storage::Host(d), Storage::Host(o), Storage::Host(v), Storage::Host(i)) => {
+                self.segmented_argmin(d, o, v, i)
+            }
+            (Storage::OpenCl(d), Storage::OpenCl(o), Storage::OpenCl(v), Storage::OpenCl(i)) => {
+                let cl = cl.expect("looked up above");
+                // The kernels trust the offsets: check them first, on the device.
+                cl.validate_resident_offsets(o, d.len())?;
+                cl.segmented_arg_extreme_resident(d, o, Extreme::Min, v, i)
+            }
+            _ => Err(mixed_tiers(data.tier(), offsets.tier())),
+        }
+    }
+
     /// Arg-minimum of a resident buffer.
     pub fn argmin_buffer<T: Element>(&self, buffer: &Buffer<T>) -> Result<Option<(T, usize)>> {
         match &buffer.storage {
@@ -426,4 +494,10 @@ impl Context {
                 .arg_extreme_resident(device, Extreme::Min),
         }
     }
+}
+
+fn mixed_tiers(a: Tier, b: Tier) -> Error {
+    Error::invalid_argument(format!(
+        "the buffers live on different tiers ({a} and {b}); download and upload to move them"
+    ))
 }

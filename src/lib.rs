@@ -27,7 +27,7 @@ pub use buffer::Buffer;
 pub use context::{Context, Options, BACKEND_ENV};
 pub use error::{Error, Result, Status};
 pub use graph::{EdgeListGraph, Graph, WeightVec, Weights};
-pub use msf::{Algorithm, Forest, MsfOptions, TotalWeight};
+pub use msf::{Algorithm, DeviceTimings, Forest, MsfOptions, TotalWeight};
 pub use tier::{probe, Operation, Tier};
 pub use types::{DType, Element, ScanKind, ScanOp, EMPTY_SEGMENT};
 

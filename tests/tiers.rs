@@ -159,6 +159,41 @@ fn buffers_round_trip(ctx: &Context, tier: Tier) {
     let mut buffer = ctx.upload(&data).unwrap();
     assert_eq!(buffer.len(), data.len());
     assert_eq!(buffer.tier(), tier);
+    // A device copy, and a resident segmented argmin over segments of 0..999 elements.
+    let mut copy = ctx.upload(&vec![0i64; data.len()]).unwrap();
+    ctx.copy_buffer(&buffer, &mut copy).unwrap();
+    let mut back = vec![0i64; data.len()];
+    ctx.download(&copy, &mut back).unwrap();
+    assert_eq!(back, data);
+    let mut offsets = vec![0u64];
+    while *offsets.last().unwrap() < data.len() as u64 {
+        let next = offsets.last().unwrap() + (offsets.len() as u64 * 37) % 1000;
+        offsets.push(next.min(data.len() as u64));
+    }
+    let device_offsets = ctx.upload(&offsets).unwrap();
+    let segments = offsets.len() - 1;
+    let mut values = ctx.upload(&vec![0i64; segments]).unwrap();
+    let mut indices = ctx.upload(&vec![0u64; segments]).unwrap();
+    ctx.segmented_argmin_buffer(&copy, &device_offsets, &mut values, &mut indices)
+        .unwrap();
+    let (mut got_v, mut got_i) = (vec![0i64; segments], vec![0u64; segments]);
+    ctx.download(&values, &mut got_v).unwrap();
+    ctx.download(&indices, &mut got_i).unwrap();
+    let (mut want_v, mut want_i) = (vec![0i64; segments], vec![0u64; segments]);
+    ctx.segmented_argmin(&data, &offsets, &mut want_v, &mut want_i)
+        .unwrap();
+    assert_eq!((got_v, got_i), (want_v, want_i), "{tier}");
+    let mut bad = offsets.clone();
+    bad[7] = bad[8] + 1;
+    let bad = ctx.upload(&bad).unwrap();
+    let err = ctx
+        .segmented_argmin_buffer(&copy, &bad, &mut values, &mut indices)
+        .unwrap_err();
+    assert_eq!(err.status(), Status::InvalidArgument, "{err}");
+    assert!(
+        err.message().contains('8'),
+        "names the offending index: {err}"
+    );
     let (min, at) = ctx.argmin_buffer(&buffer).unwrap().unwrap();
     assert_eq!(min, *data.iter().min().unwrap());
     assert_eq!(at, data.iter().position(|&x| x == min).unwrap());

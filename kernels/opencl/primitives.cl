@@ -157,6 +157,20 @@ __kernel void offsets_to_flags(__global const ulong* offsets, ulong segments, ul
         flags[offsets[s]] = 1;
 }
 
+// The first i at which CSR offsets fail (offsets[0] == 0, non-decreasing, last == n),
+// by atomic minimum into *bad (preset to 0xFFFFFFFF; 32-bit, so callers check fewer
+// than 2^32 - 1 segments).
+__kernel void check_offsets(__global const ulong* offsets, ulong segments, ulong n,
+                            __global uint* bad) {
+    ulong i = get_global_id(0);
+    if (i > segments)
+        return;
+    bool wrong = i == 0 ? offsets[0] != 0
+                        : offsets[i] < offsets[i - 1] || (i == segments && offsets[i] != n);
+    if (wrong)
+        atomic_min(bad, (uint)i);
+}
+
 // ---- arg-reductions (Wang et al.'s min-reduction: any length, two launches) ---------
 
 #if SCAN_OP != 0

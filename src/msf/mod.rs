@@ -97,8 +97,19 @@ impl fmt::Display for TotalWeight {
     }
 }
 
-/// A minimum spanning forest.
-#[derive(Debug, Clone, PartialEq)]
+/// Where a device MSF spent its time (host clock around finished device work).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DeviceTimings {
+    /// Host arrays to device buffers.
+    pub upload_ms: f64,
+    /// The algorithm's kernels and per-round reads of counters.
+    pub compute_ms: f64,
+    /// The forest back to the host.
+    pub download_ms: f64,
+}
+
+/// A minimum spanning forest. Equality compares the forest, not the timings.
+#[derive(Debug, Clone)]
 pub struct Forest {
     /// Edge ids of the forest, ascending.
     pub edges: Vec<u64>,
@@ -108,6 +119,18 @@ pub struct Forest {
     pub total_weight: TotalWeight,
     /// Per vertex, the smallest vertex id of its component (when asked for).
     pub labels: Option<Vec<u32>>,
+    /// Set when a GPU tier computed the forest.
+    pub device_timings: Option<DeviceTimings>,
+}
+
+impl PartialEq for Forest {
+    fn eq(&self, other: &Self) -> bool {
+        self.edges == other.edges
+            && self.num_vertices == other.num_vertices
+            && self.num_components == other.num_components
+            && self.total_weight == other.total_weight
+            && self.labels == other.labels
+    }
 }
 
 /// What to compute.
@@ -194,7 +217,7 @@ pub(crate) fn minimum_spanning_forest(
             weights.filter(|_| !options.unweighted)
         }
     };
-    let (edges, num_vertices) =
+    let (edges, num_vertices, device_timings) =
         with_weights!(weights, w => solve_typed(ends, w, options.algorithm, solver))?;
     let total_weight = with_weights!(weights, w => total_weight(w, &edges));
     let num_components = num_vertices - edges.len();
@@ -207,6 +230,7 @@ pub(crate) fn minimum_spanning_forest(
         num_components,
         total_weight,
         labels,
+        device_timings,
     })
 }
 
@@ -217,7 +241,7 @@ fn solve_typed<W: WeightKey>(
     weights: Option<&[W]>,
     algorithm: Algorithm,
     solver: Solver<'_>,
-) -> Result<(Vec<u64>, usize)> {
+) -> Result<(Vec<u64>, usize, Option<DeviceTimings>)> {
     let m = ends.u.len();
     if let (Solver::OpenCl(tier), false) = (solver, algorithm == Algorithm::Kruskal) {
         let problem = DeviceProblem {
@@ -226,18 +250,20 @@ fn solve_typed<W: WeightKey>(
             v: &ends.v,
             keys: prepare::device_keys(weights, ends.ids.as_deref(), m)?,
         };
-        let positions = opencl::msf_solve(tier, &problem, algorithm)?;
+        let (positions, timings) = opencl::msf_solve(tier, &problem, algorithm)?;
         return Ok((
             chosen_ids(m, positions, ends.ids.as_deref()),
             ends.num_vertices,
+            Some(timings),
         ));
     }
     // Strictly below 2^32 positions, so no packed priority can equal `Priority::NONE`.
-    if (weights.is_none() || W::NARROW) && (m as u64) < 1 << 32 {
-        solve::<u64, W>(ends, weights, algorithm)
+    let (edges, n) = if (weights.is_none() || W::NARROW) && (m as u64) < 1 << 32 {
+        solve::<u64, W>(ends, weights, algorithm)?
     } else {
-        solve::<u128, W>(ends, weights, algorithm)
-    }
+        solve::<u128, W>(ends, weights, algorithm)?
+    };
+    Ok((edges, n, None))
 }
 
 fn solve<P: Priority, W: WeightKey>(

@@ -420,45 +420,6 @@ pub(crate) fn priorities<P: Priority, W: WeightKey>(
         .collect())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keys_preserve_order() {
-        let f = [
-            f32::NEG_INFINITY,
-            -3.5,
-            -0.0,
-            0.0,
-            1e-30,
-            2.0,
-            f32::INFINITY,
-        ];
-        for w in f.windows(2) {
-            assert!(w[0].key() <= w[1].key(), "{} {}", w[0], w[1]);
-        }
-        assert_eq!((-0.0f32).key(), 0.0f32.key());
-        assert_eq!((-0.0f64).key(), 0.0f64.key());
-        let i = [i64::MIN, -1, 0, 1, i64::MAX];
-        for w in i.windows(2) {
-            assert!(w[0].key() < w[1].key());
-        }
-        assert!((-1i32).key() < 0i32.key());
-        assert!(i32::MIN.key() < i32::MAX.key());
-    }
-
-    #[test]
-    fn priorities_tie_break_on_position() {
-        let a = <u64 as Priority>::new(5, 3);
-        let b = <u64 as Priority>::new(5, 4);
-        let c = <u64 as Priority>::new(4, 100);
-        assert!(c < a && a < b);
-        assert_eq!(b.position(), 4);
-        assert_eq!(<u128 as Priority>::new(u64::MAX, 7).position(), 7);
-    }
-}
-
 /// An error naming the first edge (in position order) with a NaN weight.
 fn reject_nan<W: WeightKey>(weights: &[W], ids: Option<&[u64]>, num_edges: usize) -> Result<()> {
     let weight_of = |i: usize| weights[ids.map_or(i, |ids| ids[i] as usize)];
@@ -505,4 +466,43 @@ pub(crate) fn device_keys<W: WeightKey>(
     } else {
         DeviceKeys::Wide((0..num_edges).into_par_iter().map(key_of).collect())
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_preserve_order() {
+        let f = [
+            f32::NEG_INFINITY,
+            -3.5,
+            -0.0,
+            0.0,
+            1e-30,
+            2.0,
+            f32::INFINITY,
+        ];
+        for w in f.windows(2) {
+            assert!(w[0].key() <= w[1].key(), "{} {}", w[0], w[1]);
+        }
+        assert_eq!((-0.0f32).key(), 0.0f32.key());
+        assert_eq!((-0.0f64).key(), 0.0f64.key());
+        let i = [i64::MIN, -1, 0, 1, i64::MAX];
+        for w in i.windows(2) {
+            assert!(w[0].key() < w[1].key());
+        }
+        assert!((-1i32).key() < 0i32.key());
+        assert!(i32::MIN.key() < i32::MAX.key());
+    }
+
+    #[test]
+    fn priorities_tie_break_on_position() {
+        let a = <u64 as Priority>::new(5, 3);
+        let b = <u64 as Priority>::new(5, 4);
+        let c = <u64 as Priority>::new(4, 100);
+        assert!(c < a && a < b);
+        assert_eq!(b.position(), 4);
+        assert_eq!(<u128 as Priority>::new(u64::MAX, 7).position(), 7);
+    }
 }

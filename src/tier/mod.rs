@@ -85,14 +85,11 @@ impl Backend {
     }
 
     /// Whether this tier runs `op` on elements of `dtype` (None: no element type).
-    pub(crate) fn supports(&self, op: Operation, dtype: Option<DType>) -> bool {
+    pub(crate) fn supports(&self, _op: Operation, dtype: Option<DType>) -> bool {
         match self {
-            // Every operation, every type.
+            // Both tiers run every operation; OpenCL devices may lack f64.
             Backend::Cpu(_) => true,
-            Backend::OpenCl(cl) => {
-                let _ = op;
-                dtype.is_none_or(|d| cl.supports_dtype(d))
-            }
+            Backend::OpenCl(cl) => dtype.map_or(true, |d| cl.supports_dtype(d)),
         }
     }
 

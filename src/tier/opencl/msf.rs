@@ -11,7 +11,7 @@
 use rayon::prelude::*;
 
 use super::{Arg, DeviceBuffer, OpenClTier, ProgramKind};
-use crate::msf::{Algorithm, DeviceKeys, DeviceProblem};
+use crate::msf::{Algorithm, DeviceKeys, DeviceProblem, DeviceTimings};
 use crate::types::{ScanKind, ScanOp};
 use crate::{Error, Result, Status};
 
@@ -103,12 +103,19 @@ impl Best {
 }
 
 /// Runs `algorithm` on the device; returns, per edge position, whether it is in the
-/// forest. Kruskal never reaches here (it is the host reference).
+/// forest, and where the time went. Kruskal never reaches here (it is the host
+/// reference).
 pub(crate) fn solve(
     tier: &OpenClTier,
     problem: &DeviceProblem<'_>,
     algorithm: Algorithm,
-) -> Result<Vec<bool>> {
+) -> Result<(Vec<bool>, DeviceTimings)> {
+    let mut timings = DeviceTimings::default();
+    let mut clock = std::time::Instant::now();
+    let mut lap = |slot: &mut f64| {
+        *slot = clock.elapsed().as_secs_f64() * 1e3;
+        clock = std::time::Instant::now();
+    };
     let m = problem.u.len();
     let n = problem.num_vertices;
     if matches!(algorithm, Algorithm::Prim | Algorithm::Strut) {
@@ -129,7 +136,7 @@ pub(crate) fn solve(
         )));
     }
     if m == 0 || n == 0 {
-        return Ok(vec![false; m]);
+        return Ok((vec![false; m], timings));
     }
     let (keys_kind, key_bytes) = match &problem.keys {
         None => (0, 0),
@@ -152,6 +159,8 @@ pub(crate) fn solve(
     let mut in_forest = tier.alloc::<u8>(m)?;
     tier.fill(&mut in_forest, 0, m)?;
     let mut best = Best::new(tier, config, n)?;
+    tier.finish()?;
+    lap(&mut timings.upload_ms);
     let run = Run {
         tier,
         program: &program,
@@ -165,9 +174,12 @@ pub(crate) fn solve(
         Algorithm::Boruvka => run.vineet_boruvka(n, m, &mut best)?,
         _ => run.edge_centric(n, m, &mut best)?,
     }
+    tier.finish()?;
+    lap(&mut timings.compute_ms);
     let mut chosen = vec![0u8; m];
     tier.read(&in_forest, &mut chosen)?;
-    Ok(chosen.into_par_iter().map(|b| b != 0).collect())
+    lap(&mut timings.download_ms);
+    Ok((chosen.into_par_iter().map(|b| b != 0).collect(), timings))
 }
 
 /// Refuses graphs whose working set cannot fit the device, before allocating.

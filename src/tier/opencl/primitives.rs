@@ -190,27 +190,50 @@ impl OpenClTier {
         values: &mut [T],
         indices: &mut [u64],
     ) -> Result<()> {
-        let segments = offsets.len() - 1;
+        if offsets.len() == 1 {
+            return Ok(());
+        }
+        let device_data = self.upload(data)?;
+        let device_offsets = self.upload(offsets)?;
+        let mut out_v = self.alloc::<T>(values.len())?;
+        let mut out_i = self.alloc::<u64>(indices.len())?;
+        self.segmented_arg_extreme_resident(
+            &device_data,
+            &device_offsets,
+            extreme,
+            &mut out_v,
+            &mut out_i,
+        )?;
+        self.read(&out_v, values)?;
+        self.read(&out_i, indices)
+    }
+
+    /// [`Self::segmented_arg_extreme`] on resident buffers (validated offsets).
+    pub(crate) fn segmented_arg_extreme_resident<T: Element>(
+        &self,
+        data: &DeviceBuffer<T>,
+        offsets: &DeviceBuffer<u64>,
+        extreme: Extreme,
+        out_v: &mut DeviceBuffer<T>,
+        out_i: &mut DeviceBuffer<u64>,
+    ) -> Result<()> {
+        let segments = offsets.len().saturating_sub(1);
         if segments == 0 {
             return Ok(());
         }
-        if data.is_empty() {
+        if data.len() == 0 {
             let identity = match extreme {
                 Extreme::Min => T::HIGHEST,
                 Extreme::Max => T::LOWEST,
             };
-            values.fill(identity);
-            indices.fill(EMPTY_SEGMENT);
-            return Ok(());
+            self.fill(out_v, identity, segments)?;
+            self.fill(out_i, EMPTY_SEGMENT, segments)?;
+            return self.finish();
         }
         let program = self.program(ProgramKind::Primitives(T::DTYPE, Self::extreme_op(extreme)))?;
-        let device_data = self.upload(data)?;
-        let device_offsets = self.upload(offsets)?;
-        let out_v = self.alloc::<T>(segments)?;
-        let out_i = self.alloc::<u64>(segments)?;
         let args = [
-            device_data.arg(),
-            device_offsets.arg(),
+            data.arg(),
+            offsets.arg(),
             Arg::U64(segments as u64),
             out_v.arg(),
             out_i.arg(),
@@ -227,7 +250,66 @@ impl OpenClTier {
         } else {
             self.launch(&program, "segmented_arg_items", segments, 0, &args)?;
         }
-        self.read(&out_v, values)?;
-        self.read(&out_i, indices)
+        self.finish()
+    }
+
+    /// Checks resident CSR offsets for `n` elements on the device; on failure downloads
+    /// them to name the first offending index.
+    pub(crate) fn validate_resident_offsets(
+        &self,
+        offsets: &DeviceBuffer<u64>,
+        n: usize,
+    ) -> Result<()> {
+        let segments = offsets.len().saturating_sub(1);
+        if offsets.len() == 0 || segments >= u32::MAX as usize {
+            let mut host = vec![0u64; offsets.len()];
+            self.read(offsets, &mut host)?;
+            return crate::types::validate_offsets(&host, n);
+        }
+        let program = self.program(ProgramKind::Primitives(crate::DType::U32, ScanOp::Sum))?;
+        let mut bad = self.alloc::<u32>(1)?;
+        self.fill(&mut bad, u32::MAX, 1)?;
+        self.launch(
+            &program,
+            "check_offsets",
+            segments + 1,
+            0,
+            &[
+                offsets.arg(),
+                Arg::U64(segments as u64),
+                Arg::U64(n as u64),
+                bad.arg(),
+            ],
+        )?;
+        if self.read_one(&bad, 0)? == u32::MAX {
+            return Ok(());
+        }
+        let mut host = vec![0u64; offsets.len()];
+        self.read(offsets, &mut host)?;
+        crate::types::validate_offsets(&host, n)
+    }
+
+    /// Copies `source` into `copy` (same length) on the device.
+    pub(crate) fn copy_resident<T: Copy>(
+        &self,
+        source: &DeviceBuffer<T>,
+        copy: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        if source.len() > 0 {
+            // SAFETY: both buffers hold source.len() elements of T.
+            unsafe {
+                self.queue.enqueue_copy_buffer(
+                    &source.buffer,
+                    &mut copy.buffer,
+                    0,
+                    0,
+                    source.len() * std::mem::size_of::<T>(),
+                    &[],
+                )
+            }
+            .map_err(|e| self.cl_error("clEnqueueCopyBuffer", e))?;
+            self.finish()?;
+        }
+        Ok(())
     }
 }
