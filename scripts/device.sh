@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The GPU tiers on the device machine (no Rust there): build here, carry, run there.
+#
+#   bash scripts/device.sh build     # here: release build, test and benchmark binaries
+#                                    # and the road graphs into device-carry/ (git-ignored)
+#   bash scripts/device.sh test      # there: gpumst info, then the conformance and
+#                                    # primitive suites on every tier found (CPU, OpenCL)
+#   bash scripts/device.sh bench     # there: benches/device.rs (primitives vs device
+#                                    # copy, MSF device and end-to-end time vs CPU tier)
+#   bash scripts/device.sh all       # there: test, then bench
+#
+# The device tool's call: command "bash scripts/device.sh all", carry ["device-carry"].
+# Logs go to $OUT (or device-carry/logs when $OUT is unset).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CARRY=device-carry
+
+build() {
+    rm -rf "$CARRY"
+    mkdir -p "$CARRY/bin" "$CARRY/data"
+    cargo build --release --bin gpumst
+    local tests
+    tests=$(cargo test --release --no-run --message-format=json --test conformance --test primitives 2>/dev/null |
+        python3 -c 'import json,sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
+        print(m["target"]["name"], m["executable"])')
+    local bench
+    bench=$(cargo bench --no-run --bench device --message-format=json 2>/dev/null |
+        python3 -c 'import json,sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "device":
+        print(m["executable"])')
+    cp target/release/gpumst "$CARRY/bin/"
+    while read -r name path; do cp "$path" "$CARRY/bin/$name"; done <<<"$tests"
+    cp "$bench" "$CARRY/bin/device-bench"
+    strip "$CARRY"/bin/*
+    cp ../shared/data/NY.gr.xz ../shared/data/BAY.gr.xz "$CARRY/data/"
+    # An ICD loader in case the device machine has none (used only there if so).
+    mkdir -p "$CARRY/lib" "$CARRY/deb"
+    (cd "$CARRY/deb" && apt-get download ocl-icd-libopencl1 >/dev/null 2>&1) &&
+        dpkg -x "$CARRY"/deb/ocl-icd-libopencl1_*.deb "$CARRY/deb/x" &&
+        cp -L "$CARRY"/deb/x/usr/lib/x86_64-linux-gnu/libOpenCL.so.1 "$CARRY/lib/" ||
+        echo "device.sh: could not fetch ocl-icd-libopencl1 (the device must have its own loader)"
+    rm -rf "$CARRY/deb"
+    du -sh "$CARRY"
+}
+
+setup_there() {
+    OUT="${OUT:-$CARRY/logs}"
+    mkdir -p "$OUT"
+    # NVIDIA's OpenCL driver is installed but not registered with the ICD loader.
+    mkdir -p /etc/OpenCL/vendors
+    if [ ! -f /etc/OpenCL/vendors/nvidia.icd ]; then
+        local driver
+        driver=$(ldconfig -p | awk '/libnvidia-opencl.so.1 /{print $NF; exit}')
+        [ -n "$driver" ] || driver=$(find /usr/local/nvidia /usr/lib /usr/lib64 -name 'libnvidia-opencl.so.1' 2>/dev/null | head -1)
+        echo "${driver:-libnvidia-opencl.so.1}" >/etc/OpenCL/vendors/nvidia.icd
+    fi
+    echo "device.sh: nvidia.icd -> $(cat /etc/OpenCL/vendors/nvidia.icd)" | tee -a "$OUT/test.log"
+    if ! ldconfig -p | grep -q 'libOpenCL.so.1 '; then
+        echo "device.sh: no OpenCL ICD loader installed; using the carried one" | tee -a "$OUT/test.log"
+        export LD_LIBRARY_PATH="$PWD/$CARRY/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    fi
+    export GPUMST_DATA_DIR="$PWD/$CARRY/data"
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+}
+
+test_there() {
+    local status=0
+    {
+        "$CARRY/bin/gpumst" info
+        for suite in conformance primitives; do
+            echo "== $suite (every tier found)"
+            timeout -k 5 240 "$CARRY/bin/$suite" --nocapture --test-threads 4 2>&1 | grep -vE '^test .* ok$' || status=1
+        done
+        echo "== conformance with 32-bit atomics only"
+        GPUMST_OPENCL_ATOMICS=32 timeout -k 5 120 "$CARRY/bin/conformance" 2>&1 | tail -3 || status=1
+        echo "== NY and BAY through the command line on the OpenCL tier"
+        for g in NY BAY; do
+            for a in auto boruvka; do
+                "$CARRY/bin/gpumst" msf "$CARRY/data/$g.gr.xz" --backend opencl --algorithm "$a" --repeat 5 --json |
+                    python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["file"].split("/")[-1], j["algorithm"], j["backend"], j["forest_edges"], j["total_weight"], j["timings_ms"])' || status=1
+            done
+        done
+    } 2>&1 | tee -a "$OUT/test.log"
+    return $status
+}
+
+bench_there() {
+    timeout -k 5 300 "$CARRY/bin/device-bench" --data "$CARRY/data" "$@" 2>&1 | tee -a "$OUT/bench.log"
+}
+
+case "${1:-}" in
+build) build ;;
+test) setup_there && test_there ;;
+bench) shift; setup_there && bench_there "$@" ;;
+all) setup_there && { test_there || echo "device.sh: tests FAILED"; } && bench_there ;;
+*)
+    sed -n '2,14p' "$0"
+    exit 2
+    ;;
+esac
