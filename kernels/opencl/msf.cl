@@ -30,30 +30,38 @@ typedef uint Key;
 #define BEST_PARAMS \
     __global ulong *best64, __global uint *best_hi, __global uint *best_lo, __global uint *best_pos
 
-// Offers edge `e` with key `key` to vertex `r` in pass `pass`.
+// Offers edge `e` with key `key` to vertex `r` in pass `pass`. Each atomic is issued
+// only when it can lower the current minimum: late rounds offer millions of edges to
+// a few roots, and skipping the hopeless atomics removes that contention.
 inline void offer(uint r, uint e, Key key, uint pass, BEST_PARAMS) {
 #if KEYS == 0
-    atomic_min(&best_pos[r], e);
+    if (e < best_pos[r])
+        atomic_min(&best_pos[r], e);
 #elif PACKED
-    atom_min(&best64[r], ((ulong)key << 32) | e);
+    ulong packed = ((ulong)key << 32) | e;
+    if (packed < best64[r])
+        atom_min(&best64[r], packed);
 #elif KEYS == 1
-    if (pass == 0)
-        atomic_min(&best_hi[r], key);
-    else if (key == best_hi[r])
+    if (pass == 0) {
+        if (key < best_hi[r])
+            atomic_min(&best_hi[r], key);
+    } else if (key == best_hi[r] && e < best_pos[r])
         atomic_min(&best_pos[r], e);
 #elif ATOM64
-    if (pass == 0)
-        atom_min(&best64[r], key);
-    else if (key == best64[r])
+    if (pass == 0) {
+        if (key < best64[r])
+            atom_min(&best64[r], key);
+    } else if (key == best64[r] && e < best_pos[r])
         atomic_min(&best_pos[r], e);
 #else
     uint hi = (uint)(key >> 32), lo = (uint)key;
-    if (pass == 0)
-        atomic_min(&best_hi[r], hi);
-    else if (pass == 1) {
-        if (hi == best_hi[r])
+    if (pass == 0) {
+        if (hi < best_hi[r])
+            atomic_min(&best_hi[r], hi);
+    } else if (pass == 1) {
+        if (hi == best_hi[r] && lo < best_lo[r])
             atomic_min(&best_lo[r], lo);
-    } else if (hi == best_hi[r] && lo == best_lo[r])
+    } else if (hi == best_hi[r] && lo == best_lo[r] && e < best_pos[r])
         atomic_min(&best_pos[r], e);
 #endif
 }
@@ -79,10 +87,10 @@ inline Key key_of(__global const Key* keys, uint e) {
 // ---- union-find (edge-centric Borůvka, `auto`) ------------------------------------
 // parent[] only ever points from a vertex to a smaller one, so it stays acyclic; a
 // root is hooked only by a successful compare-and-swap, and path halving rewrites only
-// non-roots, so concurrent finds and hooks never lose a link. Reads are volatile so a
-// retrying hook sees other work-groups' writes.
+// non-roots, so concurrent finds and hooks never lose a link. A stale read only yields
+// an older ancestor; the hook reads through volatile so a retry sees other groups' hooks.
 
-inline uint find_root(__global volatile uint* parent, uint x) {
+inline uint find_root(__global uint* parent, uint x) {
     for (;;) {
         uint p = parent[x];
         if (p == x)
@@ -109,52 +117,70 @@ inline uint claim_slot(bool keep, __global uint* counter, __local uint* shared) 
     return shared[1] + slot;
 }
 
-// Keeps the worklist edges (all edges when `first`) whose ends are in different trees.
+// Keeps the worklist edges (all edges when `first`) whose ends are in different trees,
+// with the two roots, which stay valid until the next hook.
 __kernel void ec_compact(__global const uint* eu, __global const uint* ev,
-                         __global volatile uint* parent, __global const uint* worklist,
-                         uint first, uint count, __global uint* out, __global uint* counter) {
+                         __global uint* parent, __global const uint* worklist,
+                         uint first, uint count, __global uint* out, __global uint* out_ru,
+                         __global uint* out_rv, __global uint* counter) {
     __local uint shared[2];
     uint i = get_global_id(0);
     bool keep = false;
-    uint e = 0;
+    uint e = 0, ru = 0, rv = 0;
     if (i < count) {
         e = first ? i : worklist[i];
-        keep = find_root(parent, eu[e]) != find_root(parent, ev[e]);
+        ru = find_root(parent, eu[e]);
+        rv = find_root(parent, ev[e]);
+        keep = ru != rv;
     }
     uint slot = claim_slot(keep, counter, shared);
-    if (keep)
+    if (keep) {
         out[slot] = e;
+        out_ru[slot] = ru;
+        out_rv[slot] = rv;
+    }
 }
 
 // Pass `pass` of the lightest-edge search: each worklist edge offers itself to both trees.
-__kernel void ec_lightest(__global const uint* eu, __global const uint* ev,
-                          __global const Key* keys, __global volatile uint* parent,
-                          __global const uint* worklist, uint count, uint pass, BEST_PARAMS) {
+__kernel void ec_lightest(__global const uint* worklist, __global const uint* wl_ru,
+                          __global const uint* wl_rv, __global const Key* keys, uint count,
+                          uint pass, BEST_PARAMS) {
     uint i = get_global_id(0);
     if (i >= count)
         return;
     uint e = worklist[i];
     Key key = key_of(keys, e);
-    offer(find_root(parent, eu[e]), e, key, pass, best64, best_hi, best_lo, best_pos);
-    offer(find_root(parent, ev[e]), e, key, pass, best64, best_hi, best_lo, best_pos);
+    offer(wl_ru[i], e, key, pass, best64, best_hi, best_lo, best_pos);
+    offer(wl_rv[i], e, key, pass, best64, best_hi, best_lo, best_pos);
 }
 
-// Marks the edges some tree chose (no parent changes here, so roots are stable).
-__kernel void ec_choose(__global const uint* eu, __global const uint* ev,
-                        __global volatile uint* parent, __global const uint* worklist,
-                        uint count, BEST_PARAMS, __global uchar* in_forest) {
+// Marks the edges some tree chose.
+__kernel void ec_choose(__global const uint* worklist, __global const uint* wl_ru,
+                        __global const uint* wl_rv, uint count, BEST_PARAMS,
+                        __global uchar* in_forest) {
     uint i = get_global_id(0);
     if (i >= count)
         return;
     uint e = worklist[i];
-    uint ru = find_root(parent, eu[e]), rv = find_root(parent, ev[e]);
-    if (best_edge(ru, best64, best_hi, best_lo, best_pos) == e ||
-        best_edge(rv, best64, best_hi, best_lo, best_pos) == e)
+    if (best_edge(wl_ru[i], best64, best_hi, best_lo, best_pos) == e ||
+        best_edge(wl_rv[i], best64, best_hi, best_lo, best_pos) == e)
         in_forest[e] = 1;
 }
 
 // Joins the trees of the chosen edges. They form a forest (the lightest edges under a
 // strict order), so every hook merges two different trees.
+inline uint find_root_fresh(__global volatile uint* parent, uint x) {
+    for (;;) {
+        uint p = parent[x];
+        if (p == x)
+            return x;
+        uint gp = parent[p];
+        if (gp != p)
+            parent[x] = gp;
+        x = gp;
+    }
+}
+
 __kernel void ec_hook(__global const uint* eu, __global const uint* ev,
                       __global volatile uint* parent, __global const uint* worklist,
                       uint count, __global const uchar* in_forest) {
@@ -165,7 +191,7 @@ __kernel void ec_hook(__global const uint* eu, __global const uint* ev,
     if (!in_forest[e])
         return;
     for (;;) {
-        uint ru = find_root(parent, eu[e]), rv = find_root(parent, ev[e]);
+        uint ru = find_root_fresh(parent, eu[e]), rv = find_root_fresh(parent, ev[e]);
         if (ru == rv)
             return;
         uint high = max(ru, rv), low = min(ru, rv);

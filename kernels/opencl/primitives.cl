@@ -53,23 +53,39 @@ inline Run thread_run(__local const T* lv, __local const uchar* lf) {
     return r;
 }
 
-// Inclusive scan of one run per work-item (Hillis-Steele); afterwards lr[i] holds
-// the inclusive prefix of work-item i. Callers barrier before reusing lr.
-inline void group_scan(Run x, __local Run* lr) {
+// Inclusive scan of one run per work-item; afterwards lr[i] holds the inclusive prefix
+// of work-item i. Raking: RAKE work-items each combine WG / RAKE consecutive runs, one
+// work-item scans those sums, and the RAKE work-items rescan their runs from them:
+// four barriers instead of Hillis-Steele's 2 log2(WG). Callers barrier before reusing lr.
+#define RAKE (WG < 32 ? WG : 32)
+inline void group_scan(Run x, __local Run* lr, __local Run* sections) {
     uint lid = get_local_id(0);
+    const uint per = WG / RAKE;
     lr[lid] = x;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint offset = 1; offset < WG; offset <<= 1) {
-        Run before = x;
-        if (lid >= offset)
-            before = lr[lid - offset];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (lid >= offset) {
-            x = run_combine(before, x);
-            lr[lid] = x;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < RAKE) {
+        Run acc = lr[lid * per];
+        for (uint k = 1; k < per; k++)
+            acc = run_combine(acc, lr[lid * per + k]);
+        sections[lid] = acc;
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        Run acc = sections[0];
+        for (uint k = 1; k < RAKE; k++) {
+            acc = run_combine(acc, sections[k]);
+            sections[k] = acc;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < RAKE) {
+        Run acc = lid > 0 ? sections[lid - 1] : run_make(IDENTITY, 0);
+        for (uint k = 0; k < per; k++) {
+            acc = lid > 0 || k > 0 ? run_combine(acc, lr[lid * per + k]) : lr[0];
+            lr[lid * per + k] = acc;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 __kernel void scan_upsweep(__global const T* in, __global const uchar* flags, uint segmented,
@@ -78,13 +94,14 @@ __kernel void scan_upsweep(__global const T* in, __global const uchar* flags, ui
     __local T lv[TILE_PADDED];
     __local uchar lf[TILE_PADDED];
     __local Run lr[WG];
+    __local Run sections[RAKE];
     ulong start = get_group_id(0) * group_len;
     ulong end = min(n, start + group_len);
     Run aggregate = run_make(IDENTITY, 0);
     for (ulong base = start; base < end; base += TILE) {
         load_tile(in, flags, segmented, base, end, lv, lf);
         barrier(CLK_LOCAL_MEM_FENCE);
-        group_scan(thread_run(lv, lf), lr);
+        group_scan(thread_run(lv, lf), lr, sections);
         aggregate = run_combine(aggregate, lr[WG - 1]);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -97,6 +114,7 @@ __kernel void scan_upsweep(__global const T* in, __global const uchar* flags, ui
 // One work-group: part_v[g] becomes the value entering group g (exclusive prefix).
 __kernel void scan_spine(__global T* part_v, __global const uchar* part_f, uint groups) {
     __local Run lr[WG];
+    __local Run sections[RAKE];
     uint lid = get_local_id(0);
     uint per = (groups + WG - 1) / WG;
     uint lo = min(groups, lid * per);
@@ -104,12 +122,36 @@ __kernel void scan_spine(__global T* part_v, __global const uchar* part_f, uint 
     Run mine = run_make(IDENTITY, 0);
     for (uint g = lo; g < hi; g++)
         mine = run_combine(mine, run_make(part_v[g], part_f[g]));
-    group_scan(mine, lr);
+    group_scan(mine, lr, sections);
     Run prefix = lid > 0 ? lr[lid - 1] : run_make(IDENTITY, 0);
     for (uint g = lo; g < hi; g++) {
         Run next = run_combine(prefix, run_make(part_v[g], part_f[g]));
         part_v[g] = prefix.v;
         prefix = next;
+    }
+}
+
+// Rescans the tile in local memory from `carry` (the run before the tile) and stores it
+// to `out` (striped, coalesced). lr holds group_scan's result for the tile.
+inline void rescan_and_store(Run carry, __local T* lv, __local const uchar* lf,
+                             __local const Run* lr, uint exclusive, ulong base, ulong end,
+                             __global T* out) {
+    uint lid = get_local_id(0);
+    Run prefix = run_combine(carry, lid > 0 ? lr[lid - 1] : run_make(IDENTITY, 0));
+    T acc = prefix.v;
+    for (uint k = 0; k < ITEMS; k++) {
+        uint j = PAD(lid * ITEMS + k);
+        if (lf[j])
+            acc = IDENTITY;
+        T inclusive = combine(acc, lv[j]);
+        lv[j] = exclusive ? acc : inclusive;
+        acc = inclusive;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint k = 0; k < ITEMS; k++) {
+        uint j = k * WG + lid;
+        if (base + j < end)
+            out[base + j] = lv[PAD(j)];
     }
 }
 
@@ -120,33 +162,92 @@ __kernel void scan_downsweep(__global const T* in, __global const uchar* flags, 
     __local T lv[TILE_PADDED];
     __local uchar lf[TILE_PADDED];
     __local Run lr[WG];
-    uint lid = get_local_id(0);
+    __local Run sections[RAKE];
     ulong start = get_group_id(0) * group_len;
     ulong end = min(n, start + group_len);
     Run carry = run_make(carries[get_group_id(0)], 0);
     for (ulong base = start; base < end; base += TILE) {
         load_tile(in, flags, segmented, base, end, lv, lf);
         barrier(CLK_LOCAL_MEM_FENCE);
-        group_scan(thread_run(lv, lf), lr);
-        Run prefix = run_combine(carry, lid > 0 ? lr[lid - 1] : run_make(IDENTITY, 0));
-        carry = run_combine(carry, lr[WG - 1]);
-        T acc = prefix.v;
-        for (uint k = 0; k < ITEMS; k++) {
-            uint j = PAD(lid * ITEMS + k);
-            if (lf[j])
-                acc = IDENTITY;
-            T inclusive = combine(acc, lv[j]);
-            lv[j] = exclusive ? acc : inclusive;
-            acc = inclusive;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint k = 0; k < ITEMS; k++) {
-            uint j = k * WG + lid;
-            if (base + j < end)
-                out[base + j] = lv[PAD(j)];
-        }
+        group_scan(thread_run(lv, lf), lr, sections);
+        Run tile = lr[WG - 1];
+        rescan_and_store(carry, lv, lf, lr, exclusive, base, end, out);
+        carry = run_combine(carry, tile);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+}
+
+// ---- single-pass scan (chained, decoupled look-back; Merrill & Garland) -------------
+// Each work-group takes the next tile by ticket, so every tile it waits on belongs to
+// a work-group that started before it and is resident: this needs work-groups that,
+// once running, keep running (true on NVIDIA and AMD GPUs, not promised by OpenCL).
+// The host uses it only there; elsewhere it uses the reduce-then-scan above.
+// Publication: a tile's aggregate goes to agg_v/agg_f and its inclusive prefix to
+// pre_v/pre_f (each written once, so a reader never sees one replaced by the other),
+// then a global fence, then the status word saying which is there.
+#define TILE_EMPTY 0u
+#define TILE_AGGREGATE 1u
+#define TILE_PREFIX 2u
+
+__kernel void scan_single_pass(__global const T* in, __global const uchar* flags,
+                               uint segmented, ulong n, uint exclusive, __global T* out,
+                               __global volatile uint* status, __global volatile T* agg_v,
+                               __global volatile uchar* agg_f, __global volatile T* pre_v,
+                               __global volatile uchar* pre_f, __global uint* ticket) {
+    __local T lv[TILE_PADDED];
+    __local uchar lf[TILE_PADDED];
+    __local Run lr[WG];
+    __local Run sections[RAKE];
+    __local uint tile_id;
+    __local Run carry;
+    uint lid = get_local_id(0);
+    if (lid == 0)
+        tile_id = atomic_inc(ticket);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint tile = tile_id;
+    ulong base = (ulong)tile * TILE;
+    load_tile(in, flags, segmented, base, n, lv, lf);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    group_scan(thread_run(lv, lf), lr, sections);
+    if (lid == 0) {
+        Run aggregate = lr[WG - 1];
+        Run before = run_make(IDENTITY, 0);
+        if (tile == 0) {
+            pre_v[0] = aggregate.v;
+            pre_f[0] = aggregate.f;
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            status[0] = TILE_PREFIX;
+        } else {
+            agg_v[tile] = aggregate.v;
+            agg_f[tile] = aggregate.f;
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            status[tile] = TILE_AGGREGATE;
+            // Look back: combine predecessors' aggregates until one has its prefix.
+            Run suffix = run_make(IDENTITY, 0);
+            bool have_suffix = false;
+            for (uint j = tile - 1;; j--) {
+                uint state;
+                while ((state = status[j]) == TILE_EMPTY)
+                    ;
+                mem_fence(CLK_GLOBAL_MEM_FENCE);
+                Run r = state == TILE_PREFIX ? run_make(pre_v[j], pre_f[j])
+                                             : run_make(agg_v[j], agg_f[j]);
+                suffix = have_suffix ? run_combine(r, suffix) : r;
+                have_suffix = true;
+                if (state == TILE_PREFIX || suffix.f)
+                    break;
+            }
+            before = suffix;
+            Run inclusive = run_combine(before, aggregate);
+            pre_v[tile] = inclusive.v;
+            pre_f[tile] = inclusive.f;
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            status[tile] = TILE_PREFIX;
+        }
+        carry = before;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    rescan_and_store(carry, lv, lf, lr, exclusive, base, n, out);
 }
 
 // Head flags from CSR offsets (flags zeroed before): every segment start below n.

@@ -40,10 +40,27 @@ pub(crate) const ATOMICS_ENV: &str = "GPUMST_OPENCL_ATOMICS";
 /// total and the largest allocation), to exercise the out-of-memory paths.
 pub(crate) const MEMORY_LIMIT_ENV: &str = "GPUMST_OPENCL_MEMORY_LIMIT";
 
-/// Work-items per work-group (clamped to the device's limit) and elements per
-/// work-item in a scan tile.
+/// Work-items per work-group (clamped to the device's limit).
 const PREFERRED_GROUP: usize = 256;
-const TILE_ITEMS: usize = 8;
+
+/// Elements per work-item in a scan tile: 16 of 4 bytes or 8 of 8 bytes (64 bytes),
+/// so a tile fits local memory with room for several groups per compute unit.
+fn tile_items(dtype: DType) -> usize {
+    64 / dtype.size()
+}
+
+/// `GPUMST_OPENCL_SCAN=single-pass|reduce-then-scan` overrides the scan chosen for the
+/// device (both are tested on any device this way).
+pub(crate) const SCAN_ENV: &str = "GPUMST_OPENCL_SCAN";
+
+/// How scans run. The single pass reads and writes each element once but needs
+/// work-groups that keep running once started; reduce-then-scan reads twice and needs
+/// nothing.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum ScanStrategy {
+    SinglePass,
+    ReduceThenScan,
+}
 
 /// Which program: the primitives for one (element type, operator), or the MSF kernels
 /// in one configuration.
@@ -111,6 +128,7 @@ pub(crate) struct OpenClTier {
     group_size: usize,
     /// `cl_khr_int64_base_atomics` and `cl_khr_int64_extended_atomics` (64-bit atom_min).
     int64_atomics: bool,
+    scan: ScanStrategy,
     /// `cl_khr_fp64` (f64 elements).
     fp64: bool,
     programs: Mutex<HashMap<ProgramKind, Arc<Program>>>,
@@ -176,7 +194,25 @@ impl OpenClTier {
             entry.platform.trim(),
             device.version().unwrap_or_default().trim()
         );
+        // Work-groups keep running once started on NVIDIA and AMD GPUs; elsewhere (CPU
+        // devices, other vendors) nothing says so, and the scan must not rely on it.
+        let forward_progress = kind_rank(entry.kind) == 0
+            && ["NVIDIA", "AMD", "Advanced Micro Devices"]
+                .iter()
+                .any(|v| entry.platform.contains(v));
+        let scan = match std::env::var(SCAN_ENV).as_deref().map(str::trim) {
+            Ok("single-pass") => ScanStrategy::SinglePass,
+            Ok("reduce-then-scan") => ScanStrategy::ReduceThenScan,
+            Ok(other) => {
+                return Err(Error::invalid_argument(format!(
+                    "{SCAN_ENV}='{other}': expected single-pass or reduce-then-scan"
+                )))
+            }
+            Err(_) if forward_progress => ScanStrategy::SinglePass,
+            Err(_) => ScanStrategy::ReduceThenScan,
+        };
         Ok(OpenClTier {
+            scan,
             context,
             queue,
             name,
@@ -218,6 +254,7 @@ impl OpenClTier {
         if let Some(program) = cache.get(&kind) {
             return Ok(program.clone());
         }
+        let mut items = 8;
         let (body, defines, what) = match kind {
             ProgramKind::Primitives(dtype, op) => {
                 if !self.supports_dtype(dtype) {
@@ -226,6 +263,7 @@ impl OpenClTier {
                         self.name
                     )));
                 }
+                items = tile_items(dtype);
                 (
                     PRIMITIVES_SOURCE,
                     format!("-DDTYPE={} -DSCAN_OP={}", dtype as u32, op as u32),
@@ -236,7 +274,7 @@ impl OpenClTier {
         };
         let source = format!("{TYPES_SOURCE}\n{body}");
         let options = format!(
-            "-cl-std=CL1.2 -DWG={} -DITEMS={TILE_ITEMS} {defines}",
+            "-cl-std=CL1.2 -DWG={} -DITEMS={items} {defines}",
             self.group_size
         );
         let program = Program::create_and_build_from_source(&self.context, &source, &options)

@@ -197,7 +197,7 @@ fn check_capacity(
         + if algorithm == Algorithm::Boruvka {
             2 * 2 * 12
         } else {
-            2 * 4
+            2 * 3 * 4
         };
     let per_vertex = 4
         + 8
@@ -258,8 +258,17 @@ impl Run<'_> {
         let tier = self.tier;
         let parent_init: Vec<u32> = (0..n as u32).into_par_iter().collect();
         let parent = tier.upload(&parent_init)?;
-        let mut worklist = tier.alloc::<u32>(m)?;
-        let mut next = tier.alloc::<u32>(m)?;
+        // The worklist: edge positions and, per entry, the roots of its two ends.
+        let mut worklist = [
+            tier.alloc::<u32>(m)?,
+            tier.alloc::<u32>(m)?,
+            tier.alloc::<u32>(m)?,
+        ];
+        let mut next = [
+            tier.alloc::<u32>(m)?,
+            tier.alloc::<u32>(m)?,
+            tier.alloc::<u32>(m)?,
+        ];
         let mut counter = tier.alloc::<u32>(1)?;
         let (eu, ev) = (self.eu.arg(), self.ev.arg());
         // The first compaction drops self-loops (and reads edges by position).
@@ -274,10 +283,12 @@ impl Run<'_> {
                     eu,
                     ev,
                     parent.arg(),
-                    worklist.arg(),
+                    worklist[0].arg(),
                     Arg::U32(first),
                     Arg::U32(count as u32),
-                    next.arg(),
+                    next[0].arg(),
+                    next[1].arg(),
+                    next[2].arg(),
                     counter.arg(),
                 ],
             )?;
@@ -287,21 +298,16 @@ impl Run<'_> {
             if count == 0 {
                 return Ok(());
             }
+            let entries = [worklist[0].arg(), worklist[1].arg(), worklist[2].arg()];
             best.reset(tier, n)?;
             for pass in 0..self.config.passes() {
-                let mut args = vec![
-                    eu,
-                    ev,
-                    self.keys,
-                    parent.arg(),
-                    worklist.arg(),
-                    Arg::U32(count as u32),
-                    Arg::U32(pass),
-                ];
+                let mut args = entries.to_vec();
+                args.extend([self.keys, Arg::U32(count as u32), Arg::U32(pass)]);
                 args.extend(best.args());
                 self.launch("ec_lightest", count, &args)?;
             }
-            let mut args = vec![eu, ev, parent.arg(), worklist.arg(), Arg::U32(count as u32)];
+            let mut args = entries.to_vec();
+            args.push(Arg::U32(count as u32));
             args.extend(best.args());
             args.push(self.in_forest.arg());
             self.launch("ec_choose", count, &args)?;
@@ -312,7 +318,7 @@ impl Run<'_> {
                     eu,
                     ev,
                     parent.arg(),
-                    worklist.arg(),
+                    worklist[0].arg(),
                     Arg::U32(count as u32),
                     self.in_forest.arg(),
                 ],
