@@ -49,19 +49,6 @@ fn tile_items(dtype: DType) -> usize {
     64 / dtype.size()
 }
 
-/// `GPUMST_OPENCL_SCAN=single-pass|reduce-then-scan` overrides the scan chosen for the
-/// device (both are tested on any device this way).
-pub(crate) const SCAN_ENV: &str = "GPUMST_OPENCL_SCAN";
-
-/// How scans run. The single pass reads and writes each element once but needs
-/// work-groups that keep running once started; reduce-then-scan reads twice and needs
-/// nothing.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum ScanStrategy {
-    SinglePass,
-    ReduceThenScan,
-}
-
 /// Which program: the primitives for one (element type, operator), or the MSF kernels
 /// in one configuration.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -128,7 +115,6 @@ pub(crate) struct OpenClTier {
     group_size: usize,
     /// `cl_khr_int64_base_atomics` and `cl_khr_int64_extended_atomics` (64-bit atom_min).
     int64_atomics: bool,
-    scan: ScanStrategy,
     /// `cl_khr_fp64` (f64 elements).
     fp64: bool,
     programs: Mutex<HashMap<ProgramKind, Arc<Program>>>,
@@ -194,25 +180,7 @@ impl OpenClTier {
             entry.platform.trim(),
             device.version().unwrap_or_default().trim()
         );
-        // Work-groups keep running once started on NVIDIA and AMD GPUs; elsewhere (CPU
-        // devices, other vendors) nothing says so, and the scan must not rely on it.
-        let forward_progress = kind_rank(entry.kind) == 0
-            && ["NVIDIA", "AMD", "Advanced Micro Devices"]
-                .iter()
-                .any(|v| entry.platform.contains(v));
-        let scan = match std::env::var(SCAN_ENV).as_deref().map(str::trim) {
-            Ok("single-pass") => ScanStrategy::SinglePass,
-            Ok("reduce-then-scan") => ScanStrategy::ReduceThenScan,
-            Ok(other) => {
-                return Err(Error::invalid_argument(format!(
-                    "{SCAN_ENV}='{other}': expected single-pass or reduce-then-scan"
-                )))
-            }
-            Err(_) if forward_progress => ScanStrategy::SinglePass,
-            Err(_) => ScanStrategy::ReduceThenScan,
-        };
         Ok(OpenClTier {
-            scan,
             context,
             queue,
             name,

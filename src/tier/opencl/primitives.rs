@@ -1,7 +1,7 @@
 //! Scans and arg-reductions on the OpenCL device (kernels in
 //! `kernels/opencl/primitives.cl`), on resident buffers and from host slices.
 
-use super::{tile_items, Arg, DeviceBuffer, OpenClTier, ProgramKind, ScanStrategy};
+use super::{tile_items, Arg, DeviceBuffer, OpenClTier, ProgramKind};
 use crate::context::Segments;
 use crate::types::{Element, Extreme, ScanKind, ScanOp, EMPTY_SEGMENT};
 use crate::Result;
@@ -37,9 +37,6 @@ impl OpenClTier {
             return Ok(());
         }
         let program = self.program(ProgramKind::Primitives(T::DTYPE, op))?;
-        if self.scan == ScanStrategy::SinglePass {
-            return self.scan_single_pass(&program, data, flags, kind);
-        }
         let (groups, group_len) = self.partition(n, self.tile_len::<T>());
         let part_v = self.alloc::<T>(groups)?;
         let part_f = self.alloc::<u8>(groups)?;
@@ -73,58 +70,6 @@ impl OpenClTier {
             data.arg(),
         ]);
         self.launch(&program, "scan_downsweep", groups * group, group, &args)?;
-        self.finish()
-    }
-
-    /// The chained scan: one launch, one tile per work-group, carries passed by
-    /// decoupled look-back.
-    fn scan_single_pass<T: Element>(
-        &self,
-        program: &opencl3::program::Program,
-        data: &mut DeviceBuffer<T>,
-        flags: Option<&DeviceBuffer<u8>>,
-        kind: ScanKind,
-    ) -> Result<()> {
-        let n = data.len();
-        let tiles = n.div_ceil(self.tile_len::<T>());
-        if tiles >= u32::MAX as usize {
-            return Err(crate::Error::invalid_argument(format!(
-                "{n} elements are more tiles than the OpenCL scan numbers"
-            )));
-        }
-        let mut status = self.alloc::<u32>(tiles)?;
-        self.fill(&mut status, 0, tiles)?;
-        let mut ticket = self.alloc::<u32>(1)?;
-        self.fill(&mut ticket, 0, 1)?;
-        let agg_v = self.alloc::<T>(tiles)?;
-        let agg_f = self.alloc::<u8>(tiles)?;
-        let pre_v = self.alloc::<T>(tiles)?;
-        let pre_f = self.alloc::<u8>(tiles)?;
-        let (flag_arg, segmented) = match flags {
-            Some(f) => (f.arg(), 1),
-            None => (agg_f.arg(), 0),
-        };
-        let group = self.group_size;
-        self.launch(
-            program,
-            "scan_single_pass",
-            tiles * group,
-            group,
-            &[
-                data.arg(),
-                flag_arg,
-                Arg::U32(segmented),
-                Arg::U64(n as u64),
-                Arg::U32((kind == ScanKind::Exclusive) as u32),
-                data.arg(),
-                status.arg(),
-                agg_v.arg(),
-                agg_f.arg(),
-                pre_v.arg(),
-                pre_f.arg(),
-                ticket.arg(),
-            ],
-        )?;
         self.finish()
     }
 
