@@ -95,7 +95,19 @@ bench_there() {
     timeout -k 5 420 "$CARRY/bin/device-bench" --data "$CARRY/data" "$@" 2>&1 | tee -a "$OUT/bench.log"
 }
 
+# Scan tuning sweep: tile bytes per work-item x work-groups per compute unit.
+tune_there() {
+    for bytes in 16 32 64; do
+        for groups in 4 8 16; do
+            echo "== GPUMST_OPENCL_TILE_BYTES=$bytes GPUMST_OPENCL_GROUPS_PER_UNIT=$groups"
+            GPUMST_OPENCL_TILE_BYTES=$bytes GPUMST_OPENCL_GROUPS_PER_UNIT=$groups \
+                timeout -k 5 60 "$CARRY/bin/device-bench" --skip-msf --min-log2 28 --repeat 11 2>&1 | tail -1
+        done
+    done 2>&1 | tee -a "$OUT/tune.log"
+}
+
 case "${1:-}" in
+tune) setup_there && tune_there ;;
 build) build ;;
 test) setup_there && test_there ;;
 bench) shift; setup_there && bench_there "$@" ;;

@@ -117,18 +117,25 @@ inline uint claim_slot(bool keep, __global uint* counter, __local uint* shared) 
     return shared[1] + slot;
 }
 
-// Keeps the worklist edges (all edges when `first`) whose ends are in different trees,
-// with the two roots, which stay valid until the next hook.
+// The worklist length lives on the device (`count`), so rounds run without the host
+// reading it; the host launches at least that many work-items (a bound it learns from
+// time to time) and the rest return at once.
+
+// Keeps the worklist edges (all `first_count` edges by position in the first round)
+// whose ends are in different trees, with the two roots, which stay valid until the
+// next hook. `counter` (zero before) receives the new length.
 __kernel void ec_compact(__global const uint* eu, __global const uint* ev,
                          __global uint* parent, __global const uint* worklist,
-                         uint first, uint count, __global uint* out, __global uint* out_ru,
-                         __global uint* out_rv, __global uint* counter) {
+                         uint first_count, __global const uint* count, __global uint* out,
+                         __global uint* out_ru, __global uint* out_rv,
+                         __global uint* counter) {
     __local uint shared[2];
     uint i = get_global_id(0);
+    uint n = first_count ? first_count : *count;
     bool keep = false;
     uint e = 0, ru = 0, rv = 0;
-    if (i < count) {
-        e = first ? i : worklist[i];
+    if (i < n) {
+        e = first_count ? i : worklist[i];
         ru = find_root(parent, eu[e]);
         rv = find_root(parent, ev[e]);
         keep = ru != rv;
@@ -143,10 +150,10 @@ __kernel void ec_compact(__global const uint* eu, __global const uint* ev,
 
 // Pass `pass` of the lightest-edge search: each worklist edge offers itself to both trees.
 __kernel void ec_lightest(__global const uint* worklist, __global const uint* wl_ru,
-                          __global const uint* wl_rv, __global const Key* keys, uint count,
-                          uint pass, BEST_PARAMS) {
+                          __global const uint* wl_rv, __global const Key* keys,
+                          __global const uint* count, uint pass, BEST_PARAMS) {
     uint i = get_global_id(0);
-    if (i >= count)
+    if (i >= *count)
         return;
     uint e = worklist[i];
     Key key = key_of(keys, e);
@@ -156,10 +163,10 @@ __kernel void ec_lightest(__global const uint* worklist, __global const uint* wl
 
 // Marks the edges some tree chose.
 __kernel void ec_choose(__global const uint* worklist, __global const uint* wl_ru,
-                        __global const uint* wl_rv, uint count, BEST_PARAMS,
+                        __global const uint* wl_rv, __global const uint* count, BEST_PARAMS,
                         __global uchar* in_forest) {
     uint i = get_global_id(0);
-    if (i >= count)
+    if (i >= *count)
         return;
     uint e = worklist[i];
     if (best_edge(wl_ru[i], best64, best_hi, best_lo, best_pos) == e ||
@@ -167,8 +174,6 @@ __kernel void ec_choose(__global const uint* worklist, __global const uint* wl_r
         in_forest[e] = 1;
 }
 
-// Joins the trees of the chosen edges. They form a forest (the lightest edges under a
-// strict order), so every hook merges two different trees.
 inline uint find_root_fresh(__global volatile uint* parent, uint x) {
     for (;;) {
         uint p = parent[x];
@@ -183,9 +188,9 @@ inline uint find_root_fresh(__global volatile uint* parent, uint x) {
 
 __kernel void ec_hook(__global const uint* eu, __global const uint* ev,
                       __global volatile uint* parent, __global const uint* worklist,
-                      uint count, __global const uchar* in_forest) {
+                      __global const uint* count, __global const uchar* in_forest) {
     uint i = get_global_id(0);
-    if (i >= count)
+    if (i >= *count)
         return;
     uint e = worklist[i];
     if (!in_forest[e])

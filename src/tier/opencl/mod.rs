@@ -43,10 +43,22 @@ pub(crate) const MEMORY_LIMIT_ENV: &str = "GPUMST_OPENCL_MEMORY_LIMIT";
 /// Work-items per work-group (clamped to the device's limit).
 const PREFERRED_GROUP: usize = 256;
 
-/// Elements per work-item in a scan tile: 16 of 4 bytes or 8 of 8 bytes (64 bytes),
-/// so a tile fits local memory with room for several groups per compute unit.
+/// Tuning knobs read once: `GPUMST_OPENCL_TILE_BYTES` (bytes per work-item in a scan
+/// tile, default 32) and `GPUMST_OPENCL_GROUPS_PER_UNIT` (work-groups per compute unit
+/// for kernels that walk tiles, default 8).
+fn tuning(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&v| v > 0)
+        .unwrap_or(default)
+}
+
+/// Elements per work-item in a scan tile: 8 of 4 bytes or 4 of 8 bytes by default.
 fn tile_items(dtype: DType) -> usize {
-    64 / dtype.size()
+    static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let bytes = *BYTES.get_or_init(|| tuning("GPUMST_OPENCL_TILE_BYTES", 32).clamp(8, 256));
+    (bytes / dtype.size()).max(1)
 }
 
 /// Which program: the primitives for one (element type, operator), or the MSF kernels
@@ -210,7 +222,8 @@ impl OpenClTier {
 
     /// Work-groups that keep every compute unit busy, for kernels that walk tiles.
     fn resident_groups(&self) -> usize {
-        self.compute_units * 4
+        static PER_UNIT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        self.compute_units * *PER_UNIT.get_or_init(|| tuning("GPUMST_OPENCL_GROUPS_PER_UNIT", 8))
     }
 
     /// The built program, compiling it on first use (once per context).

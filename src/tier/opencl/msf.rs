@@ -82,13 +82,15 @@ impl Best {
         })
     }
 
-    /// Resets the first `n` vertices to "nothing offered".
+    /// Resets the first `n` vertices of the buffers in use to "nothing offered"
+    /// (unused ones are placeholders of one element).
     fn reset(&mut self, tier: &OpenClTier, n: usize) -> Result<()> {
-        for (buffer, len) in [(&mut self.hi, n), (&mut self.lo, n), (&mut self.pos, n)] {
-            let len = len.min(buffer.len());
+        let in_use = |len: usize| if n > 1 && len == 1 { 0 } else { n.min(len) };
+        for buffer in [&mut self.hi, &mut self.lo, &mut self.pos] {
+            let len = in_use(buffer.len());
             tier.fill(buffer, NO_EDGE, len)?;
         }
-        let len = n.min(self.wide.len());
+        let len = in_use(self.wide.len());
         tier.fill(&mut self.wide, u64::MAX, len)
     }
 
@@ -269,61 +271,70 @@ impl Run<'_> {
             tier.alloc::<u32>(m)?,
             tier.alloc::<u32>(m)?,
         ];
-        let mut counter = tier.alloc::<u32>(1)?;
+        // The worklist's length, on the device: counts[current] and counts[next].
+        let mut counts = [tier.alloc::<u32>(1)?, tier.alloc::<u32>(1)?];
         let (eu, ev) = (self.eu.arg(), self.ev.arg());
-        // The first compaction drops self-loops (and reads edges by position).
-        let mut count = m;
-        let mut first = 1;
-        loop {
-            tier.fill(&mut counter, 0, 1)?;
+        // An upper bound on the worklist length (it only shrinks), refreshed by reading
+        // the count back now and then, and the work-items each launch needs.
+        let mut bound = m;
+        for round in 0usize.. {
+            // The first compaction drops self-loops (and reads edges by position).
+            let first_count = if round == 0 { m as u32 } else { 0 };
+            tier.fill(&mut counts[1], 0, 1)?;
             self.launch(
                 "ec_compact",
-                count,
+                bound,
                 &[
                     eu,
                     ev,
                     parent.arg(),
                     worklist[0].arg(),
-                    Arg::U32(first),
-                    Arg::U32(count as u32),
+                    Arg::U32(first_count),
+                    counts[0].arg(),
                     next[0].arg(),
                     next[1].arg(),
                     next[2].arg(),
-                    counter.arg(),
+                    counts[1].arg(),
                 ],
             )?;
-            count = tier.read_one(&counter, 0)? as usize;
             std::mem::swap(&mut worklist, &mut next);
-            first = 0;
-            if count == 0 {
-                return Ok(());
+            counts.swap(0, 1);
+            // A blocking read costs a round trip: early rounds shrink the worklist
+            // most, so read after each of them, then every third round.
+            if round < 3 || round % 3 == 0 {
+                bound = tier.read_one(&counts[0], 0)? as usize;
+                if bound == 0 {
+                    return Ok(());
+                }
             }
+            let count = counts[0].arg();
             let entries = [worklist[0].arg(), worklist[1].arg(), worklist[2].arg()];
             best.reset(tier, n)?;
             for pass in 0..self.config.passes() {
                 let mut args = entries.to_vec();
-                args.extend([self.keys, Arg::U32(count as u32), Arg::U32(pass)]);
+                args.extend([self.keys, count, Arg::U32(pass)]);
                 args.extend(best.args());
-                self.launch("ec_lightest", count, &args)?;
+                self.launch("ec_lightest", bound, &args)?;
             }
             let mut args = entries.to_vec();
-            args.push(Arg::U32(count as u32));
+            args.push(count);
             args.extend(best.args());
             args.push(self.in_forest.arg());
-            self.launch("ec_choose", count, &args)?;
+            self.launch("ec_choose", bound, &args)?;
             self.launch(
                 "ec_hook",
-                count,
+                bound,
                 &[
                     eu,
                     ev,
                     parent.arg(),
                     worklist[0].arg(),
-                    Arg::U32(count as u32),
+                    count,
                     self.in_forest.arg(),
                 ],
             )?;
         }
+        unreachable!("the loop above runs until the worklist is empty")
     }
 
     /// Vineet et al.'s recursive Borůvka (`boruvka`).
