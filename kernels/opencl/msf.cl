@@ -121,12 +121,14 @@ inline uint claim_slot(bool keep, __global uint* counter, __local uint* shared) 
 // reading it; the host launches at least that many work-items (a bound it learns from
 // time to time) and the rest return at once.
 
-// Keeps the worklist edges (all `first_count` edges by position in the first round)
-// whose ends are in different trees, with the two roots, which stay valid until the
-// next hook. `counter` (zero before) receives the new length.
+// Keeps the worklist edges (all `first_count` edges by position in a phase's first
+// round) whose ends are in different trees and whose key is at most `threshold` (the
+// light edges first, then all), with the two roots, which stay valid until the next
+// hook. `counter` (zero before) receives the new length.
 __kernel void ec_compact(__global const uint* eu, __global const uint* ev,
-                         __global uint* parent, __global const uint* worklist,
-                         uint first_count, __global const uint* count, __global uint* out,
+                         __global const Key* keys, ulong threshold, __global uint* parent,
+                         __global const uint* worklist, uint first_count,
+                         __global const uint* count, __global uint* out,
                          __global uint* out_ru, __global uint* out_rv,
                          __global uint* counter) {
     __local uint shared[2];
@@ -136,9 +138,11 @@ __kernel void ec_compact(__global const uint* eu, __global const uint* ev,
     uint e = 0, ru = 0, rv = 0;
     if (i < n) {
         e = first_count ? i : worklist[i];
-        ru = find_root(parent, eu[e]);
-        rv = find_root(parent, ev[e]);
-        keep = ru != rv;
+        if ((ulong)key_of(keys, e) <= threshold) {
+            ru = find_root(parent, eu[e]);
+            rv = find_root(parent, ev[e]);
+            keep = ru != rv;
+        }
     }
     uint slot = claim_slot(keep, counter, shared);
     if (keep) {

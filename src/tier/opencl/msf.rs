@@ -174,7 +174,16 @@ pub(crate) fn solve(
     };
     match algorithm {
         Algorithm::Boruvka => run.vineet_boruvka(n, m, &mut best)?,
-        _ => run.edge_centric(n, m, &mut best)?,
+        _ => {
+            // Light edges first (by the cut property, the forest of the light edges
+            // is part of the answer), then every edge still between trees.
+            let parent_init: Vec<u32> = (0..n as u32).into_par_iter().collect();
+            let parent = tier.upload(&parent_init)?;
+            if let Some(threshold) = light_threshold(problem, n) {
+                run.edge_centric(n, m, &mut best, &parent, threshold)?;
+            }
+            run.edge_centric(n, m, &mut best, &parent, u64::MAX)?;
+        }
     }
     tier.finish()?;
     lap(&mut timings.compute_ms);
@@ -182,6 +191,28 @@ pub(crate) fn solve(
     tier.read(&in_forest, &mut chosen)?;
     lap(&mut timings.download_ms);
     Ok((chosen.into_par_iter().map(|b| b != 0).collect(), timings))
+}
+
+/// The key below which about 2n edges lie (a sorted sample), when filtering pays: a
+/// forest needs fewer than n edges, so most heavy edges of a dense enough graph never
+/// enter a round.
+fn light_threshold(problem: &DeviceProblem<'_>, n: usize) -> Option<u64> {
+    const SAMPLE: usize = 1024;
+    let m = problem.u.len();
+    if m < 4 * n || m < 4 * SAMPLE {
+        return None;
+    }
+    let key = |i: usize| match &problem.keys {
+        Some(DeviceKeys::Narrow(k)) => Some(k[i] as u64),
+        Some(DeviceKeys::Wide(k)) => Some(k[i]),
+        None => None,
+    };
+    let mut sample: Vec<u64> = (0..SAMPLE)
+        .map(|j| key(j * (m / SAMPLE)))
+        .collect::<Option<_>>()?;
+    sample.sort_unstable();
+    let at = (SAMPLE * 2 * n / m).min(SAMPLE - 1);
+    Some(sample[at])
 }
 
 /// Refuses graphs whose working set cannot fit the device, before allocating.
@@ -256,10 +287,17 @@ impl Run<'_> {
     }
 
     /// Edge-centric Borůvka with union-find (`auto`).
-    fn edge_centric(&self, n: usize, m: usize, best: &mut Best) -> Result<()> {
+    /// Runs Borůvka rounds over the edges with keys up to `threshold` until none of
+    /// them joins two trees of `parent`.
+    fn edge_centric(
+        &self,
+        n: usize,
+        m: usize,
+        best: &mut Best,
+        parent: &DeviceBuffer<u32>,
+        threshold: u64,
+    ) -> Result<()> {
         let tier = self.tier;
-        let parent_init: Vec<u32> = (0..n as u32).into_par_iter().collect();
-        let parent = tier.upload(&parent_init)?;
         // The worklist: edge positions and, per entry, the roots of its two ends.
         let mut worklist = [
             tier.alloc::<u32>(m)?,
@@ -287,6 +325,8 @@ impl Run<'_> {
                 &[
                     eu,
                     ev,
+                    self.keys,
+                    Arg::U64(threshold),
                     parent.arg(),
                     worklist[0].arg(),
                     Arg::U32(first_count),
