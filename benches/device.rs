@@ -7,8 +7,9 @@
 //!   bandwidth (half the copy's time), segmented argmin against the time the copy's
 //!   bandwidth needs for the bytes it must move (data, offsets, results);
 //! - MSF device time (kernels only) and end-to-end time (host arrays in, forest out) for
-//!   NY, BAY, RMAT scale 22 x 16, random 2^22 / 2^25 and grid 2048 x 2048, beside the
-//!   CPU tier on every core of the machine, checking that the forests are identical.
+//!   NY, BAY, RMAT scale 22 x 16, random 2^22 / 2^25 and grid 2048 x 2048 (`auto`,
+//!   `boruvka`, `strut`; `prim` on the road graphs), beside the CPU tier's `auto` on
+//!   every core of the machine, checking that the forests are identical.
 //!
 //! Times are medians after a warm-up, taken with the host clock around work the
 //! device has finished (each call ends with clFinish or a blocking read).
@@ -206,7 +207,12 @@ fn msf(gpu: &Context, cpu: &Context, args: &Args) {
             cpu_forest = Some(cpu.msf(&view, &MsfOptions::default()).expect("cpu msf"));
         });
         let cpu_forest = cpu_forest.expect("ran");
-        for algorithm in [Algorithm::Auto, Algorithm::Boruvka] {
+        // Prim adds one vertex per step in one work-group: road graphs only.
+        let mut algorithms = vec![Algorithm::Auto, Algorithm::Boruvka, Algorithm::Strut];
+        if graph.num_vertices < 1 << 20 {
+            algorithms.push(Algorithm::Prim);
+        }
+        for algorithm in algorithms {
             let options = MsfOptions {
                 algorithm,
                 ..MsfOptions::default()

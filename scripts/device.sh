@@ -82,7 +82,7 @@ test_there() {
         GPUMST_OPENCL_MEMORY_LIMIT=1000000 timeout -k 5 60 "$CARRY/bin/conformance" out_of_device_memory 2>&1 | tail -3 || status=1
         echo "== NY and BAY through the command line on the OpenCL tier"
         for g in NY BAY; do
-            for a in auto boruvka; do
+            for a in auto boruvka prim strut; do
                 "$CARRY/bin/gpumst" msf "$CARRY/data/$g.gr.xz" --backend opencl --algorithm "$a" --repeat 5 --json |
                     python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["file"].split("/")[-1], j["algorithm"], j["backend"], j["forest_edges"], j["total_weight"], j["timings_ms"])' || status=1
             done

@@ -315,3 +315,190 @@ __kernel void vb_entries(__global const uint* eu, __global const uint* ev, uint 
     out_tgt[2 * e + 1] = loop ? b : a;
     out_pos[2 * e + 1] = e;
 }
+
+// ---- Wang et al.'s Prim (`prim`) -----------------------------------------------------
+// One work-group grows the forest in a single launch (no host round trip per vertex).
+// Candidates R2/R3 per vertex (lightest known edge into the tree: key and position);
+// the two-level min-reduction keeps each block of WG vertices' best candidate in
+// block_best between steps and recomputes only the blocks a step touched. Parallel
+// edges were merged on the host, so each neighbour is updated by one work-item.
+
+#if KEYS == 2
+#define KEY_MAX ULONG_MAX
+#else
+#define KEY_MAX UINT_MAX
+#endif
+#define DIRTY_CAPACITY 512
+
+inline bool lighter(Key ka, uint pa, Key kb, uint pb) {
+    return ka < kb || (ka == kb && pa < pb);
+}
+
+// Reduces each work-item's (key, position, vertex) to work-item 0's, returned to all.
+inline uint group_lightest(Key k, uint p, uint v, __local Key* lk, __local uint* lp,
+                           __local uint* lv) {
+    uint lid = get_local_id(0);
+    lk[lid] = k;
+    lp[lid] = p;
+    lv[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint stride = WG / 2; stride > 0; stride >>= 1) {
+        if (lid < stride && lighter(lk[lid + stride], lp[lid + stride], lk[lid], lp[lid])) {
+            lk[lid] = lk[lid + stride];
+            lp[lid] = lp[lid + stride];
+            lv[lid] = lv[lid + stride];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    uint best = lv[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return best;
+}
+
+__kernel void prim_grow(__global const uint* offsets, __global const uint* targets,
+                        __global const uint* edges, __global const Key* keys, uint n,
+                        __global Key* cand_key, __global uint* cand_pos,
+                        __global uchar* in_tree, __global uint* block_best,
+                        __global uchar* in_forest) {
+    __local Key lk[WG];
+    __local uint lp[WG], lv[WG];
+    __local uint chosen, next_start, dirty_count;
+    __local uint dirty[DIRTY_CAPACITY];
+    const uint lid = get_local_id(0);
+    const uint blocks = (n + WG - 1) / WG;
+    if (lid == 0)
+        next_start = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (;;) {
+        // 1. The lightest candidate of all: over the blocks' best.
+        Key bk = KEY_MAX;
+        uint bp = NO_EDGE, bv = NO_EDGE;
+        for (uint b = lid; b < blocks; b += WG) {
+            uint v = block_best[b];
+            if (v != NO_EDGE && lighter(cand_key[v], cand_pos[v], bk, bp)) {
+                bk = cand_key[v];
+                bp = cand_pos[v];
+                bv = v;
+            }
+        }
+        bv = group_lightest(bk, bp, bv, lk, lp, lv);
+        // 2. Add it to the tree, or start a new tree at the lowest unreached vertex.
+        if (lid == 0) {
+            if (bv == NO_EDGE) {
+                uint s = next_start;
+                while (s < n && in_tree[s])
+                    s++;
+                next_start = s;
+                chosen = s;
+            } else {
+                chosen = bv;
+                in_forest[cand_pos[bv]] = 1;
+            }
+            if (chosen < n)
+                in_tree[chosen] = 1;
+            dirty_count = 0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        const uint u = chosen;
+        if (u >= n)
+            return;
+        // 3. Its edges may give unreached neighbours lighter candidates.
+        for (uint j = offsets[u] + lid; j < offsets[u + 1]; j += WG) {
+            uint w = targets[j], e = edges[j];
+            Key k = key_of(keys, e);
+            if (!in_tree[w] && lighter(k, e, cand_key[w], cand_pos[w])) {
+                cand_key[w] = k;
+                cand_pos[w] = e;
+                uint slot = atomic_inc(&dirty_count);
+                if (slot < DIRTY_CAPACITY)
+                    dirty[slot] = w / WG;
+            }
+        }
+        if (lid == 0) {
+            uint slot = atomic_inc(&dirty_count);
+            if (slot < DIRTY_CAPACITY)
+                dirty[slot] = u / WG;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        // 4. Recompute the touched blocks' best (every block after an overflow).
+        const uint touched = dirty_count;
+        const uint count = touched > DIRTY_CAPACITY ? blocks : touched;
+        for (uint d = 0; d < count; d++) {
+            uint b = touched > DIRTY_CAPACITY ? d : dirty[d];
+            uint v = b * WG + lid;
+            bool open = v < n && !in_tree[v] && cand_pos[v] != NO_EDGE;
+            uint best = group_lightest(open ? cand_key[v] : KEY_MAX,
+                                       open ? cand_pos[v] : NO_EDGE, open ? v : NO_EDGE, lk,
+                                       lp, lv);
+            if (lid == 0)
+                block_best[b] = best;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    }
+}
+
+// ---- Vasconcellos, Cáceres et al.'s strut algorithm (`strut`) -----------------------
+// The bipartite edge-vertex graph as links (a, b, e): edge-vertex e joined to fragments
+// a < b. Each fragment's strut (lightest incident edge-vertex) comes from ec_lightest
+// and ec_choose over the links (worklist = e, roots = a and b); st_successor merges
+// along the struts, vb_jump and the scan renumber, st_contract compacts.
+
+// The first links: every edge that is not a self-loop.
+__kernel void st_links(__global const uint* eu, __global const uint* ev, uint edges,
+                       __global uint* out_a, __global uint* out_b, __global uint* out_e,
+                       __global uint* counter) {
+    __local uint shared[2];
+    uint e = get_global_id(0);
+    uint a = 0, b = 0;
+    if (e < edges) {
+        a = min(eu[e], ev[e]);
+        b = max(eu[e], ev[e]);
+    }
+    bool keep = e < edges && a != b;
+    uint slot = claim_slot(keep, counter, shared);
+    if (keep) {
+        out_a[slot] = a;
+        out_b[slot] = b;
+        out_e[slot] = e;
+    }
+}
+
+// A fragment's successor is the far fragment of its strut; an edge-vertex picked from
+// both sides (zero difference) roots the merged fragment at its smaller end.
+__kernel void st_successor(__global const uint* la, __global const uint* lb,
+                           __global const uint* le, __global const uint* count, BEST_PARAMS,
+                           __global uint* successor) {
+    uint i = get_global_id(0);
+    if (i >= *count)
+        return;
+    uint a = la[i], b = lb[i], e = le[i];
+    bool picked_a = best_edge(a, best64, best_hi, best_lo, best_pos) == e;
+    bool picked_b = best_edge(b, best64, best_hi, best_lo, best_pos) == e;
+    if (picked_a)
+        successor[a] = picked_b ? a : b;
+    if (picked_b)
+        successor[b] = a;
+}
+
+// Compaction: relabel both ends, drop edge-vertices inside a fragment.
+__kernel void st_contract(__global const uint* la, __global const uint* lb,
+                          __global const uint* le, __global const uint* count,
+                          __global const uint* successor, __global const uint* new_id,
+                          __global uint* out_a, __global uint* out_b, __global uint* out_e,
+                          __global uint* counter) {
+    __local uint shared[2];
+    uint i = get_global_id(0);
+    uint a = 0, b = 0;
+    bool inside = i < *count;
+    if (inside) {
+        a = new_id[successor[la[i]]];
+        b = new_id[successor[lb[i]]];
+    }
+    bool keep = inside && a != b;
+    uint slot = claim_slot(keep, counter, shared);
+    if (keep) {
+        out_a[slot] = min(a, b);
+        out_b[slot] = max(a, b);
+        out_e[slot] = le[i];
+    }
+}

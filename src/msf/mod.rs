@@ -205,6 +205,38 @@ pub(crate) struct DeviceProblem<'a> {
     pub keys: Option<DeviceKeys>,
 }
 
+/// Both directions of every edge (self-loops dropped, parallel edges merged to the
+/// lightest) as CSR arrays for a device: offsets, targets, edge positions. Needs
+/// 2m < 2^32 (device kernels index entries with 32 bits).
+pub(crate) fn device_adjacency(problem: &DeviceProblem<'_>) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let (n, u, v) = (problem.num_vertices, problem.u, problem.v);
+    let adjacency = adjacency::Adjacency::of_edges(n, u, v);
+    let adjacency = match &problem.keys {
+        Some(DeviceKeys::Wide(keys)) => {
+            let priorities: Vec<u128> = keys
+                .par_iter()
+                .enumerate()
+                .map(|(e, &k)| Priority::new(k, e))
+                .collect();
+            adjacency.merge_parallel_edges(&priorities)
+        }
+        keys => {
+            let key = |e: usize| match keys {
+                Some(DeviceKeys::Narrow(k)) => k[e] as u64,
+                _ => 0,
+            };
+            let priorities: Vec<u64> = (0..u.len())
+                .into_par_iter()
+                .map(|e| Priority::new(key(e), e))
+                .collect();
+            adjacency.merge_parallel_edges(&priorities)
+        }
+    };
+    let offsets = adjacency.offsets.iter().map(|&o| o as u32).collect();
+    let (targets, edges) = adjacency.entries.iter().copied().unzip();
+    (offsets, targets, edges)
+}
+
 /// Validates `graph`, runs the algorithm on `solver`, and assembles the forest.
 pub(crate) fn minimum_spanning_forest(
     graph: &Graph<'_>,

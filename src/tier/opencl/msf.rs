@@ -120,14 +120,9 @@ pub(crate) fn solve(
     };
     let m = problem.u.len();
     let n = problem.num_vertices;
-    if matches!(algorithm, Algorithm::Prim | Algorithm::Strut) {
-        return Err(Error::backend_unavailable(format!(
-            "the OpenCL tier does not implement the {algorithm} algorithm yet; use auto or boruvka there, or the CPU tier"
-        )));
-    }
     // Positions and vertex ids are 32-bit on the device, and NO_EDGE is reserved;
     // Borůvka keeps two entries per edge.
-    let limit = if algorithm == Algorithm::Boruvka {
+    let limit = if matches!(algorithm, Algorithm::Boruvka | Algorithm::Prim) {
         (u32::MAX / 2) as usize
     } else {
         u32::MAX as usize
@@ -174,6 +169,8 @@ pub(crate) fn solve(
     };
     match algorithm {
         Algorithm::Boruvka => run.vineet_boruvka(n, m, &mut best)?,
+        Algorithm::Prim => run.prim(problem)?,
+        Algorithm::Strut => run.strut(n, m, &mut best)?,
         _ => {
             // Light edges first (by the cut property, the forest of the light edges
             // is part of the answer), then every edge still between trees.
@@ -377,6 +374,159 @@ impl Run<'_> {
         unreachable!("the loop above runs until the worklist is empty")
     }
 
+    /// Pointer doubling on `successor` over `vertices`, then new ids 0.. for the roots
+    /// (an exclusive scan of root flags into `new_id`); returns the number of roots.
+    fn merge_and_renumber(
+        &self,
+        successor: &DeviceBuffer<u32>,
+        new_id: &mut DeviceBuffer<u32>,
+        scratch: &mut DeviceBuffer<u32>,
+        vertices: usize,
+    ) -> Result<usize> {
+        let tier = self.tier;
+        loop {
+            tier.fill(scratch, 0, 1)?;
+            self.launch(
+                "vb_jump",
+                vertices,
+                &[successor.arg(), Arg::U32(vertices as u32), scratch.arg()],
+            )?;
+            if tier.read_one(scratch, 0)? == 0 {
+                break;
+            }
+        }
+        self.launch(
+            "vb_root_flags",
+            vertices,
+            &[successor.arg(), Arg::U32(vertices as u32), new_id.arg()],
+        )?;
+        let last_flag = tier.read_one(new_id, vertices - 1)?;
+        new_id.set_len(vertices);
+        tier.scan_resident(new_id, None, ScanOp::Sum, ScanKind::Exclusive)?;
+        Ok((tier.read_one(new_id, vertices - 1)? + last_flag) as usize)
+    }
+
+    /// Vasconcellos, Cáceres et al.'s strut algorithm (`strut`).
+    fn strut(&self, n: usize, m: usize, best: &mut Best) -> Result<()> {
+        let tier = self.tier;
+        let links = |tier: &OpenClTier| -> Result<[DeviceBuffer<u32>; 3]> {
+            Ok([tier.alloc(m)?, tier.alloc(m)?, tier.alloc(m)?])
+        };
+        let (mut link, mut next) = (links(tier)?, links(tier)?);
+        let mut counts = [tier.alloc::<u32>(1)?, tier.alloc::<u32>(1)?];
+        let mut successor = tier.alloc::<u32>(n)?;
+        let mut new_id = tier.alloc::<u32>(n)?;
+        let mut scratch = tier.alloc::<u32>(1)?;
+        let identity: Vec<u32> = (0..n as u32).into_par_iter().collect();
+        tier.fill(&mut counts[0], 0, 1)?;
+        self.launch(
+            "st_links",
+            m,
+            &[
+                self.eu.arg(),
+                self.ev.arg(),
+                Arg::U32(m as u32),
+                link[0].arg(),
+                link[1].arg(),
+                link[2].arg(),
+                counts[0].arg(),
+            ],
+        )?;
+        let mut count = tier.read_one(&counts[0], 0)? as usize;
+        let mut fragments = n;
+        while count > 0 {
+            // Each fragment's strut; every edge-vertex picked at least once joins.
+            let (a, b, e, c) = (link[0].arg(), link[1].arg(), link[2].arg(), counts[0].arg());
+            best.reset(tier, fragments)?;
+            for pass in 0..self.config.passes() {
+                let mut args = vec![e, a, b, self.keys, c, Arg::U32(pass)];
+                args.extend(best.args());
+                self.launch("ec_lightest", count, &args)?;
+            }
+            let mut args = vec![e, a, b, c];
+            args.extend(best.args());
+            args.push(self.in_forest.arg());
+            self.launch("ec_choose", count, &args)?;
+            // Merge along the struts and renumber the fragments.
+            tier.write(&mut successor, &identity[..fragments])?;
+            let mut args = vec![a, b, e, c];
+            args.extend(best.args());
+            args.push(successor.arg());
+            self.launch("st_successor", count, &args)?;
+            let roots =
+                self.merge_and_renumber(&successor, &mut new_id, &mut scratch, fragments)?;
+            // Compact the links.
+            tier.fill(&mut counts[1], 0, 1)?;
+            self.launch(
+                "st_contract",
+                count,
+                &[
+                    a,
+                    b,
+                    e,
+                    c,
+                    successor.arg(),
+                    new_id.arg(),
+                    next[0].arg(),
+                    next[1].arg(),
+                    next[2].arg(),
+                    counts[1].arg(),
+                ],
+            )?;
+            std::mem::swap(&mut link, &mut next);
+            counts.swap(0, 1);
+            count = tier.read_one(&counts[0], 0)? as usize;
+            fragments = roots;
+        }
+        Ok(())
+    }
+
+    /// Wang et al.'s Prim (`prim`): one work-group, one launch.
+    fn prim(&self, problem: &DeviceProblem<'_>) -> Result<()> {
+        let tier = self.tier;
+        let n = problem.num_vertices;
+        let (offsets, targets, edges) = crate::msf::device_adjacency(problem);
+        let offsets = tier.upload(&offsets)?;
+        let targets = tier.upload(&targets)?;
+        let edges = tier.upload(&edges)?;
+        let wide = self.config.keys == 2;
+        let mut cand_key_wide = tier.alloc::<u64>(if wide { n } else { 0 })?;
+        let mut cand_key = tier.alloc::<u32>(if wide { 0 } else { n })?;
+        tier.fill(&mut cand_key_wide, u64::MAX, if wide { n } else { 0 })?;
+        tier.fill(&mut cand_key, u32::MAX, if wide { 0 } else { n })?;
+        let mut cand_pos = tier.alloc::<u32>(n)?;
+        tier.fill(&mut cand_pos, NO_EDGE, n)?;
+        let mut in_tree = tier.alloc::<u8>(n)?;
+        tier.fill(&mut in_tree, 0, n)?;
+        let blocks = n.div_ceil(tier.group_size);
+        let mut block_best = tier.alloc::<u32>(blocks)?;
+        tier.fill(&mut block_best, NO_EDGE, blocks)?;
+        let group = tier.group_size;
+        tier.launch(
+            self.program,
+            "prim_grow",
+            group,
+            group,
+            &[
+                offsets.arg(),
+                targets.arg(),
+                edges.arg(),
+                self.keys,
+                Arg::U32(n as u32),
+                if wide {
+                    cand_key_wide.arg()
+                } else {
+                    cand_key.arg()
+                },
+                cand_pos.arg(),
+                in_tree.arg(),
+                block_best.arg(),
+                self.in_forest.arg(),
+            ],
+        )?;
+        tier.finish()
+    }
+
     /// Vineet et al.'s recursive Borůvka (`boruvka`).
     fn vineet_boruvka(&self, n: usize, m: usize, best: &mut Best) -> Result<()> {
         let tier = self.tier;
@@ -430,28 +580,8 @@ impl Run<'_> {
             args.extend(best.args());
             args.push(self.in_forest.arg());
             self.launch("vb_break_cycles", vertices, &args)?;
-            // 3. Pointer doubling until every vertex points at its root.
-            loop {
-                tier.fill(&mut scratch, 0, 1)?;
-                self.launch(
-                    "vb_jump",
-                    vertices,
-                    &[successor.arg(), Arg::U32(vertices as u32), scratch.arg()],
-                )?;
-                if tier.read_one(&scratch, 0)? == 0 {
-                    break;
-                }
-            }
-            // 4. Renumber the roots 0.. by an exclusive scan of root flags.
-            self.launch(
-                "vb_root_flags",
-                vertices,
-                &[successor.arg(), Arg::U32(vertices as u32), new_id.arg()],
-            )?;
-            let last_flag = tier.read_one(&new_id, vertices - 1)?;
-            new_id.set_len(vertices);
-            tier.scan_resident(&mut new_id, None, ScanOp::Sum, ScanKind::Exclusive)?;
-            let roots = (tier.read_one(&new_id, vertices - 1)? + last_flag) as usize;
+            // 3-4. Pointer doubling, then renumber the roots 0.. by a scan of root flags.
+            let roots = self.merge_and_renumber(&successor, &mut new_id, &mut scratch, vertices)?;
             // 5. Contract: relabel entries, drop those inside a supervertex.
             tier.fill(&mut scratch, 0, 1)?;
             self.launch(
