@@ -12,6 +12,8 @@ echo "== cargo test (unit, property, conformance, header, tier, I/O and CLI test
 cargo test --release
 echo "== OpenCL conformance with 32-bit atomics only (as on devices without 64-bit ones)"
 GPUMST_OPENCL_ATOMICS=32 cargo test --release --test conformance
+echo "== OpenCL primitives with the single-pass scan (PoCL's default is reduce-then-scan)"
+GPUMST_OPENCL_SCAN=single-pass cargo test --release --test primitives
 echo "== OpenCL out-of-memory paths (device memory capped at 1 MB)"
 GPUMST_OPENCL_MEMORY_LIMIT=1000000 cargo test --release --test conformance out_of_device_memory
 echo "== tiers on this machine (the conformance suite ran on each one found; the others were skipped)"

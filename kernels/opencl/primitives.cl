@@ -159,6 +159,93 @@ __kernel void scan_downsweep(__global const T* in, __global const uchar* flags, 
     }
 }
 
+// ---- single-pass scan (chained, decoupled look-back; Merrill & Garland) -------------
+// One launch; each work-group takes the next tile by ticket, publishes its aggregate,
+// looks back over its predecessors 32 at a time until one has published its inclusive
+// prefix, then publishes its own and writes its tile. A tile waits only on tiles whose
+// tickets came earlier, so on devices whose running work-groups keep running (NVIDIA
+// and AMD GPUs) it cannot deadlock; the host uses reduce-then-scan everywhere else.
+// A tile's state is one 64-bit word (status, run flag, 32-bit value) written by one
+// atom_xchg, so a reader never sees a status without its value: 4-byte types only.
+#if SINGLE_PASS
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#define STATE_EMPTY 0ul
+#define STATE_AGGREGATE 1ul
+#define STATE_PREFIX 2ul
+#if DTYPE == 0
+#define AS_T as_int
+#elif DTYPE == 1
+#define AS_T as_uint
+#else
+#define AS_T as_float
+#endif
+
+inline ulong state_word(Run r, ulong status) {
+    return (status << 62) | ((ulong)(r.f != 0) << 61) | (ulong)as_uint(r.v);
+}
+
+inline Run state_run(ulong word) {
+    return run_make(AS_T((uint)word), (uint)(word >> 61) & 1u);
+}
+
+__kernel void scan_single_pass(__global const T* in, __global const uchar* flags,
+                               uint segmented, ulong n, uint exclusive, __global T* out,
+                               __global volatile ulong* state, __global uint* ticket) {
+    __local T lv[TILE_PADDED];
+    __local uchar lf[TILE_PADDED];
+    __local Run lr[WG];
+    __local ulong window[32];
+    __local uint tile_id, finished;
+    __local Run carry;
+    const uint lid = get_local_id(0);
+    if (lid == 0)
+        tile_id = atomic_inc(ticket);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint tile = tile_id;
+    const ulong base = (ulong)tile * TILE;
+    load_tile(in, flags, segmented, base, n, lv, lf);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    group_scan(thread_run(lv, lf), lr);
+    const Run aggregate = lr[WG - 1];
+    if (lid == 0) {
+        atom_xchg(&state[tile], state_word(aggregate, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE));
+        carry = run_make(IDENTITY, 0);
+        finished = tile == 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    Run suffix = run_make(IDENTITY, 0); // work-item 0: the runs of tiles hi+1 .. tile-1
+    long hi = (long)tile - 1;
+    while (!finished) {
+        if (lid < 32) {
+            long j = hi - (long)lid;
+            ulong word = 0;
+            if (j >= 0)
+                while (((word = state[j]) >> 62) == STATE_EMPTY)
+                    ;
+            window[lid] = word;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0) {
+            for (uint k = 0; k < 32 && hi - (long)k >= 0; k++) {
+                ulong word = window[k];
+                suffix = run_combine(state_run(word), suffix);
+                if ((word >> 62) == STATE_PREFIX || suffix.f) {
+                    finished = 1;
+                    break;
+                }
+            }
+            if (finished) {
+                carry = suffix;
+                atom_xchg(&state[tile], state_word(run_combine(suffix, aggregate), STATE_PREFIX));
+            }
+        }
+        hi -= 32;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    rescan_and_store(carry, lv, lf, lr, exclusive, base, n, out);
+}
+#endif
+
 // Head flags from CSR offsets (flags zeroed before): every segment start below n.
 __kernel void offsets_to_flags(__global const ulong* offsets, ulong segments, ulong n,
                                __global uchar* flags) {

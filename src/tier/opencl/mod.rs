@@ -61,6 +61,10 @@ fn tile_items(dtype: DType) -> usize {
     (bytes / dtype.size()).max(1)
 }
 
+/// `GPUMST_OPENCL_SCAN=single-pass|reduce-then-scan` overrides the scan chosen for a
+/// device (so both are tested on any device).
+pub(crate) const SCAN_ENV: &str = "GPUMST_OPENCL_SCAN";
+
 /// Which program: the primitives for one (element type, operator), or the MSF kernels
 /// in one configuration.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -127,6 +131,8 @@ pub(crate) struct OpenClTier {
     group_size: usize,
     /// `cl_khr_int64_base_atomics` and `cl_khr_int64_extended_atomics` (64-bit atom_min).
     int64_atomics: bool,
+    /// Whether 4-byte scans run in a single pass (see primitives.cl).
+    single_pass_scan: bool,
     /// `cl_khr_fp64` (f64 elements).
     fp64: bool,
     programs: Mutex<HashMap<ProgramKind, Arc<Program>>>,
@@ -192,7 +198,26 @@ impl OpenClTier {
             entry.platform.trim(),
             device.version().unwrap_or_default().trim()
         );
+        let int64_atomics = has("cl_khr_int64_base_atomics");
+        // Work-groups keep running once started on NVIDIA and AMD GPUs; nothing says
+        // so elsewhere (CPU devices, other vendors), where the scan must not rely on it.
+        let forward_progress = kind_rank(entry.kind) == 0
+            && ["NVIDIA", "AMD", "Advanced Micro Devices"]
+                .iter()
+                .any(|v| entry.platform.contains(v));
+        let single_pass_scan = int64_atomics
+            && match std::env::var(SCAN_ENV).as_deref().map(str::trim) {
+                Ok("single-pass") => true,
+                Ok("reduce-then-scan") => false,
+                Ok(other) => {
+                    return Err(Error::invalid_argument(format!(
+                        "{SCAN_ENV}='{other}': expected single-pass or reduce-then-scan"
+                    )))
+                }
+                Err(_) => forward_progress,
+            };
         Ok(OpenClTier {
+            single_pass_scan,
             context,
             queue,
             name,
@@ -214,6 +239,11 @@ impl OpenClTier {
 
     pub(crate) fn memory_bytes(&self) -> u64 {
         self.global_memory
+    }
+
+    /// Whether scans of `dtype` take the single pass.
+    fn single_pass(&self, dtype: DType) -> bool {
+        self.single_pass_scan && dtype.size() == 4
     }
 
     pub(crate) fn supports_dtype(&self, dtype: DType) -> bool {
@@ -247,7 +277,12 @@ impl OpenClTier {
                 items = tile_items(dtype);
                 (
                     PRIMITIVES_SOURCE,
-                    format!("-DDTYPE={} -DSCAN_OP={}", dtype as u32, op as u32),
+                    format!(
+                        "-DDTYPE={} -DSCAN_OP={} -DSINGLE_PASS={}",
+                        dtype as u32,
+                        op as u32,
+                        self.single_pass(dtype) as u8
+                    ),
                     format!("primitives for {} {op:?}", dtype.name()),
                 )
             }

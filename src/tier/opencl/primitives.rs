@@ -37,6 +37,9 @@ impl OpenClTier {
             return Ok(());
         }
         let program = self.program(ProgramKind::Primitives(T::DTYPE, op))?;
+        if self.single_pass(T::DTYPE) {
+            return self.scan_single_pass(&program, data, flags, kind);
+        }
         let (groups, group_len) = self.partition(n, self.tile_len::<T>());
         let part_v = self.alloc::<T>(groups)?;
         let part_f = self.alloc::<u8>(groups)?;
@@ -70,6 +73,50 @@ impl OpenClTier {
             data.arg(),
         ]);
         self.launch(&program, "scan_downsweep", groups * group, group, &args)?;
+        self.finish()
+    }
+
+    /// The chained scan: one launch, one tile per work-group.
+    fn scan_single_pass<T: Element>(
+        &self,
+        program: &opencl3::program::Program,
+        data: &mut DeviceBuffer<T>,
+        flags: Option<&DeviceBuffer<u8>>,
+        kind: ScanKind,
+    ) -> Result<()> {
+        let n = data.len();
+        let tiles = n.div_ceil(self.tile_len::<T>());
+        if tiles >= u32::MAX as usize {
+            return Err(crate::Error::invalid_argument(format!(
+                "{n} elements are more tiles than the OpenCL scan numbers"
+            )));
+        }
+        let mut state = self.alloc::<u64>(tiles)?;
+        self.fill(&mut state, 0, tiles)?;
+        let mut ticket = self.alloc::<u32>(1)?;
+        self.fill(&mut ticket, 0, 1)?;
+        // Without segments the flag argument is never read; any buffer will do.
+        let (flag_arg, segmented) = match flags {
+            Some(f) => (f.arg(), 1),
+            None => (ticket.arg(), 0),
+        };
+        let group = self.group_size;
+        self.launch(
+            program,
+            "scan_single_pass",
+            tiles * group,
+            group,
+            &[
+                data.arg(),
+                flag_arg,
+                Arg::U32(segmented),
+                Arg::U64(n as u64),
+                Arg::U32((kind == ScanKind::Exclusive) as u32),
+                data.arg(),
+                state.arg(),
+                ticket.arg(),
+            ],
+        )?;
         self.finish()
     }
 
