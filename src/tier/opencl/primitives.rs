@@ -1,7 +1,7 @@
 //! Scans and arg-reductions on the OpenCL device (kernels in
 //! `kernels/opencl/primitives.cl`), on resident buffers and from host slices.
 
-use super::{tile_items, Arg, DeviceBuffer, OpenClTier, ProgramKind};
+use super::{Arg, DeviceBuffer, OpenClTier, ProgramKind};
 use crate::context::Segments;
 use crate::types::{Element, Extreme, ScanKind, ScanOp, EMPTY_SEGMENT};
 use crate::Result;
@@ -11,7 +11,7 @@ const ITEMS_PER_SEGMENT_FOR_GROUPS: usize = 64;
 
 impl OpenClTier {
     fn tile_len<T: Element>(&self) -> usize {
-        self.group_size * tile_items(T::DTYPE)
+        self.group_size * self.tile_items(T::DTYPE)
     }
 
     /// Splits `n` elements into at most `resident_groups` contiguous ranges of whole
