@@ -14,6 +14,16 @@ typedef struct {
     uint f;
 } Run;
 
+// -DSEGMENTED=1 builds the scans that read head flags; without it the flags are never
+// loaded or kept, which saves a fifth of the local-memory traffic per tile.
+#if SEGMENTED
+#define FLAGS_LEN TILE_PADDED
+#define HEAD(lf, j) (lf[j])
+#else
+#define FLAGS_LEN 1
+#define HEAD(lf, j) 0
+#endif
+
 inline Run run_make(T v, uint f) {
     Run r;
     r.v = v;
@@ -34,7 +44,9 @@ inline void load_tile(__global const T* in, __global const uchar* flags, uint se
         ulong i = base + j;
         bool inside = i < end;
         lv[PAD(j)] = inside ? in[i] : IDENTITY;
+#if SEGMENTED
         lf[PAD(j)] = (inside && segmented) ? (flags[i] != 0) : 0;
+#endif
     }
 }
 
@@ -44,7 +56,7 @@ inline Run thread_run(__local const T* lv, __local const uchar* lf) {
     Run r = run_make(IDENTITY, 0);
     for (uint k = 0; k < ITEMS; k++) {
         uint j = PAD(first + k);
-        if (lf[j]) {
+        if (HEAD(lf, j)) {
             r.v = IDENTITY;
             r.f = 1;
         }
@@ -77,7 +89,7 @@ __kernel void scan_upsweep(__global const T* in, __global const uchar* flags, ui
                            ulong n, ulong group_len, __global T* part_v,
                            __global uchar* part_f) {
     __local T lv[TILE_PADDED];
-    __local uchar lf[TILE_PADDED];
+    __local uchar lf[FLAGS_LEN];
     __local Run lr[WG];
     ulong start = get_group_id(0) * group_len;
     ulong end = min(n, start + group_len);
@@ -124,7 +136,7 @@ inline void rescan_and_store(Run carry, __local T* lv, __local const uchar* lf,
     T acc = prefix.v;
     for (uint k = 0; k < ITEMS; k++) {
         uint j = PAD(lid * ITEMS + k);
-        if (lf[j])
+        if (HEAD(lf, j))
             acc = IDENTITY;
         T inclusive = combine(acc, lv[j]);
         lv[j] = exclusive ? acc : inclusive;
@@ -143,7 +155,7 @@ __kernel void scan_downsweep(__global const T* in, __global const uchar* flags, 
                              ulong n, ulong group_len, __global const T* carries,
                              uint exclusive, __global T* out) {
     __local T lv[TILE_PADDED];
-    __local uchar lf[TILE_PADDED];
+    __local uchar lf[FLAGS_LEN];
     __local Run lr[WG];
     ulong start = get_group_id(0) * group_len;
     ulong end = min(n, start + group_len);
@@ -192,7 +204,7 @@ __kernel void scan_single_pass(__global const T* in, __global const uchar* flags
                                uint segmented, ulong n, uint exclusive, __global T* out,
                                __global volatile ulong* state, __global uint* ticket) {
     __local T lv[TILE_PADDED];
-    __local uchar lf[TILE_PADDED];
+    __local uchar lf[FLAGS_LEN];
     __local Run lr[WG];
     __local ulong window[32];
     __local uint tile_id, finished;

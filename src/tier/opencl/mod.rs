@@ -71,7 +71,8 @@ pub(crate) const SCAN_ENV: &str = "GPUMST_OPENCL_SCAN";
 /// in one configuration.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) enum ProgramKind {
-    Primitives(DType, ScanOp),
+    /// The bool: the scans read head flags (segmented).
+    Primitives(DType, ScanOp, bool),
     Msf(msf::KernelConfig),
 }
 
@@ -276,7 +277,7 @@ impl OpenClTier {
         }
         let mut items = 8;
         let (body, defines, what) = match kind {
-            ProgramKind::Primitives(dtype, op) => {
+            ProgramKind::Primitives(dtype, op, segmented) => {
                 if !self.supports_dtype(dtype) {
                     return Err(Error::backend_unavailable(format!(
                         "{} lacks cl_khr_fp64, so it cannot run f64 primitives",
@@ -287,10 +288,11 @@ impl OpenClTier {
                 (
                     PRIMITIVES_SOURCE,
                     format!(
-                        "-DDTYPE={} -DSCAN_OP={} -DSINGLE_PASS={}",
+                        "-DDTYPE={} -DSCAN_OP={} -DSINGLE_PASS={} -DSEGMENTED={}",
                         dtype as u32,
                         op as u32,
-                        self.single_pass(dtype) as u8
+                        self.single_pass(dtype) as u8,
+                        segmented as u8
                     ),
                     format!("primitives for {} {op:?}", dtype.name()),
                 )

@@ -36,7 +36,7 @@ impl OpenClTier {
         if n == 0 {
             return Ok(());
         }
-        let program = self.program(ProgramKind::Primitives(T::DTYPE, op))?;
+        let program = self.program(ProgramKind::Primitives(T::DTYPE, op, flags.is_some()))?;
         if self.single_pass(T::DTYPE) {
             return self.scan_single_pass(&program, data, flags, kind);
         }
@@ -128,7 +128,11 @@ impl OpenClTier {
         if segments > 0 {
             let device_offsets = self.upload(offsets)?;
             // Any element type's program carries the kernel; u32 sum is the smallest.
-            let program = self.program(ProgramKind::Primitives(crate::DType::U32, ScanOp::Sum))?;
+            let program = self.program(ProgramKind::Primitives(
+                crate::DType::U32,
+                ScanOp::Sum,
+                false,
+            ))?;
             self.launch(
                 &program,
                 "offsets_to_flags",
@@ -186,7 +190,11 @@ impl OpenClTier {
         if n == 0 {
             return Ok(None);
         }
-        let program = self.program(ProgramKind::Primitives(T::DTYPE, Self::extreme_op(extreme)))?;
+        let program = self.program(ProgramKind::Primitives(
+            T::DTYPE,
+            Self::extreme_op(extreme),
+            false,
+        ))?;
         let group = self.group_size;
         let (groups, group_len) = self.partition(n, self.tile_len::<T>());
         let part_v = self.alloc::<T>(groups)?;
@@ -277,7 +285,11 @@ impl OpenClTier {
             self.fill(out_i, EMPTY_SEGMENT, segments)?;
             return self.finish();
         }
-        let program = self.program(ProgramKind::Primitives(T::DTYPE, Self::extreme_op(extreme)))?;
+        let program = self.program(ProgramKind::Primitives(
+            T::DTYPE,
+            Self::extreme_op(extreme),
+            false,
+        ))?;
         let args = [
             data.arg(),
             offsets.arg(),
@@ -313,7 +325,11 @@ impl OpenClTier {
             self.read(offsets, &mut host)?;
             return crate::types::validate_offsets(&host, n);
         }
-        let program = self.program(ProgramKind::Primitives(crate::DType::U32, ScanOp::Sum))?;
+        let program = self.program(ProgramKind::Primitives(
+            crate::DType::U32,
+            ScanOp::Sum,
+            false,
+        ))?;
         let mut bad = self.alloc::<u32>(1)?;
         self.fill(&mut bad, u32::MAX, 1)?;
         self.launch(
