@@ -90,17 +90,21 @@ inline Key key_of(__global const Key* keys, uint e) {
 // non-roots, so concurrent finds and hooks never lose a link. A stale read only yields
 // an older ancestor; the hook reads through volatile so a retry sees other groups' hooks.
 
-inline uint find_root(__global uint* parent, uint x) {
-    for (;;) {
-        uint p = parent[x];
-        if (p == x)
-            return x;
-        uint gp = parent[p];
-        if (gp != p)
-            parent[x] = gp;
-        x = gp;
+// Root of x with path halving; find_root_fresh reads through volatile.
+#define DEFINE_FIND_ROOT(name, qualifier)                  \
+    inline uint name(__global qualifier uint* parent, uint x) { \
+        for (;;) {                                         \
+            uint p = parent[x];                            \
+            if (p == x)                                    \
+                return x;                                  \
+            uint gp = parent[p];                           \
+            if (gp != p)                                   \
+                parent[x] = gp;                            \
+            x = gp;                                        \
+        }                                                  \
     }
-}
+DEFINE_FIND_ROOT(find_root, )
+DEFINE_FIND_ROOT(find_root_fresh, volatile)
 
 // A slot in an output list for each work-item that `keep`s something, with one global
 // atomic per work-group (`shared` is 2 words of the kernel's local memory). Every
@@ -178,17 +182,6 @@ __kernel void ec_choose(__global const uint* worklist, __global const uint* wl_r
         in_forest[e] = 1;
 }
 
-inline uint find_root_fresh(__global volatile uint* parent, uint x) {
-    for (;;) {
-        uint p = parent[x];
-        if (p == x)
-            return x;
-        uint gp = parent[p];
-        if (gp != p)
-            parent[x] = gp;
-        x = gp;
-    }
-}
 
 __kernel void ec_hook(__global const uint* eu, __global const uint* ev,
                       __global volatile uint* parent, __global const uint* worklist,

@@ -308,6 +308,20 @@ inline bool arg_better(T av, ulong ai, T bv, ulong bi) {
     return ai < bi;
 }
 
+// The best (value, index) of in[from], in[from + step], ... below `to`.
+inline void arg_fold(__global const T* in, ulong from, ulong to, ulong step, T* best,
+                     ulong* at) {
+    *best = IDENTITY;
+    *at = NO_INDEX;
+    for (ulong k = from; k < to; k += step) {
+        T x = in[k];
+        if (arg_better(x, k, *best, *at)) {
+            *best = x;
+            *at = k;
+        }
+    }
+}
+
 // Reduces the (value, index) pairs of the work-group to work-item 0.
 inline void group_arg(T* v, ulong* i, __local T* lv, __local ulong* li) {
     uint lid = get_local_id(0);
@@ -332,15 +346,9 @@ __kernel void arg_partial(__global const T* in, ulong n, ulong group_len, __glob
     __local ulong li[WG];
     ulong start = get_group_id(0) * group_len;
     ulong end = min(n, start + group_len);
-    T best = IDENTITY;
-    ulong at = NO_INDEX;
-    for (ulong k = start + get_local_id(0); k < end; k += WG) {
-        T x = in[k];
-        if (arg_better(x, k, best, at)) {
-            best = x;
-            at = k;
-        }
-    }
+    T best;
+    ulong at;
+    arg_fold(in, start + get_local_id(0), end, WG, &best, &at);
     group_arg(&best, &at, lv, li);
     if (get_local_id(0) == 0) {
         part_v[get_group_id(0)] = best;
@@ -373,15 +381,9 @@ __kernel void segmented_arg_items(__global const T* in, __global const ulong* of
     ulong s = get_global_id(0);
     if (s >= segments)
         return;
-    T best = IDENTITY;
-    ulong at = NO_INDEX;
-    for (ulong k = offsets[s]; k < offsets[s + 1]; k++) {
-        T x = in[k];
-        if (arg_better(x, k, best, at)) {
-            best = x;
-            at = k;
-        }
-    }
+    T best;
+    ulong at;
+    arg_fold(in, offsets[s], offsets[s + 1], 1, &best, &at);
     values[s] = best;
     indices[s] = at;
 }
@@ -393,15 +395,9 @@ __kernel void segmented_arg_groups(__global const T* in, __global const ulong* o
     __local T lv[WG];
     __local ulong li[WG];
     ulong s = get_group_id(0);
-    T best = IDENTITY;
-    ulong at = NO_INDEX;
-    for (ulong k = offsets[s] + get_local_id(0); k < offsets[s + 1]; k += WG) {
-        T x = in[k];
-        if (arg_better(x, k, best, at)) {
-            best = x;
-            at = k;
-        }
-    }
+    T best;
+    ulong at;
+    arg_fold(in, offsets[s] + get_local_id(0), offsets[s + 1], WG, &best, &at);
     group_arg(&best, &at, lv, li);
     if (get_local_id(0) == 0) {
         values[s] = best;

@@ -294,10 +294,17 @@ fn query_opencl(lib: &libloading::Library, probe: &mut DriverProbe) -> Result<()
             symbol::<GetInfo>(lib, "clGetDeviceInfo")?,
         )
     };
+    // Strings of any length: the size first, then the bytes.
     let info_string = |f: GetInfo, handle: Handle, param: u32| -> String {
-        let mut buf = [0u8; 512];
-        // SAFETY: `f` has cl.h's prototype, `handle` came from the same driver, and the
-        // driver writes at most `buf.len()` bytes.
+        let mut size = 0usize;
+        // SAFETY: `f` has cl.h's prototype and `handle` came from the same driver; a
+        // null buffer with size 0 asks only for the size.
+        let code = unsafe { f(handle, param, 0, std::ptr::null_mut(), &mut size) };
+        if code != 0 {
+            return format!("(unknown: OpenCL error {code})");
+        }
+        let mut buf = vec![0u8; size.max(1)];
+        // SAFETY: as above; the buffer holds the `size` bytes the driver asked for.
         let code = unsafe {
             f(
                 handle,
@@ -311,31 +318,6 @@ fn query_opencl(lib: &libloading::Library, probe: &mut DriverProbe) -> Result<()
             c_buffer_to_string(&buf)
         } else {
             format!("(unknown: OpenCL error {code})")
-        }
-    };
-    // Extension lists can be long: ask for the size first.
-    let info_long_string = |handle: Handle, param: u32| -> String {
-        let mut size = 0usize;
-        // SAFETY: as above; a null buffer with size 0 asks only for the size.
-        let code = unsafe { device_info(handle, param, 0, std::ptr::null_mut(), &mut size) };
-        if code != 0 || size == 0 {
-            return String::new();
-        }
-        let mut buf = vec![0u8; size];
-        // SAFETY: the buffer holds the `size` bytes the driver asked for.
-        let code = unsafe {
-            device_info(
-                handle,
-                param,
-                buf.len(),
-                buf.as_mut_ptr().cast(),
-                std::ptr::null_mut(),
-            )
-        };
-        if code == 0 {
-            c_buffer_to_string(&buf)
-        } else {
-            String::new()
         }
     };
     let info_bool = |handle: Handle, param: u32| -> bool {
@@ -435,7 +417,7 @@ fn query_opencl(lib: &libloading::Library, probe: &mut DriverProbe) -> Result<()
         for &device in &devices {
             let kind = info_u64(device, CL_DEVICE_TYPE);
             let device_version = info_string(device_info, device, CL_DEVICE_VERSION);
-            let extensions = info_long_string(device, CL_DEVICE_EXTENSIONS);
+            let extensions = info_string(device_info, device, CL_DEVICE_EXTENSIONS);
             let (usable, notes) = opencl_usability(
                 &device_version,
                 info_bool(device, CL_DEVICE_AVAILABLE),
@@ -444,13 +426,7 @@ fn query_opencl(lib: &libloading::Library, probe: &mut DriverProbe) -> Result<()
             );
             probe.devices.push(ProbedDevice {
                 name: info_string(device_info, device, CL_DEVICE_NAME),
-                kind: match kind {
-                    k if k & 4 != 0 => "gpu",
-                    k if k & 8 != 0 => "accelerator",
-                    k if k & 2 != 0 => "cpu",
-                    _ => "other",
-                }
-                .into(),
+                kind: opencl_kind(kind).into(),
                 platform: Some(platform_name.clone()),
                 memory_bytes: info_u64(device, CL_DEVICE_GLOBAL_MEM_SIZE),
                 usable,
@@ -458,14 +434,7 @@ fn query_opencl(lib: &libloading::Library, probe: &mut DriverProbe) -> Result<()
             });
         }
     }
-    // The order `device_index` counts in: GPUs, accelerators, CPU devices, others.
-    let rank = |d: &ProbedDevice| match d.kind.as_str() {
-        "gpu" => 0,
-        "accelerator" => 1,
-        "cpu" => 2,
-        _ => 3,
-    };
-    probe.devices.sort_by_key(rank);
+    probe.devices.sort_by_key(|d| preference_rank(&d.kind));
     probe.driver_version = Some(versions.join("; "));
     if probe.devices.is_empty() {
         return Err(format!("{} platform(s) but no devices", platforms.len()));
@@ -506,4 +475,27 @@ fn opencl_usability(
         }
     }
     (usable, notes)
+}
+
+/// The kind of an OpenCL device from its CL_DEVICE_TYPE bits.
+pub(crate) fn opencl_kind(type_bits: u64) -> &'static str {
+    const CPU: u64 = 1 << 1;
+    const GPU: u64 = 1 << 2;
+    const ACCELERATOR: u64 = 1 << 3;
+    match type_bits {
+        k if k & GPU != 0 => "gpu",
+        k if k & ACCELERATOR != 0 => "accelerator",
+        k if k & CPU != 0 => "cpu",
+        _ => "other",
+    }
+}
+
+/// The order `device_index` counts devices in: GPUs, accelerators, CPU devices, others.
+pub(crate) fn preference_rank(kind: &str) -> u8 {
+    match kind {
+        "gpu" => 0,
+        "accelerator" => 1,
+        "cpu" => 2,
+        _ => 3,
+    }
 }

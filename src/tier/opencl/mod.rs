@@ -14,14 +14,13 @@ use std::sync::{Arc, Mutex};
 
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context as ClContext;
-use opencl3::device::{
-    Device, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU,
-};
+use opencl3::device::{Device, CL_DEVICE_TYPE_ALL};
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
 use opencl3::types::{cl_device_type, cl_int, cl_mem, CL_BLOCKING};
 
+use super::probe;
 use crate::types::{DType, ScanOp};
 use crate::{Error, Result, Status};
 
@@ -107,20 +106,9 @@ pub(crate) fn devices_in_preference_order() -> Result<Vec<DeviceEntry>> {
             });
         }
     }
-    entries.sort_by_key(|entry| kind_rank(entry.kind));
+    // The probe's order, so that its judgement of each device lines up with these.
+    entries.sort_by_key(|entry| probe::preference_rank(probe::opencl_kind(entry.kind)));
     Ok(entries)
-}
-
-fn kind_rank(kind: cl_device_type) -> u8 {
-    if kind & CL_DEVICE_TYPE_GPU != 0 {
-        0
-    } else if kind & CL_DEVICE_TYPE_ACCELERATOR != 0 {
-        1
-    } else if kind & CL_DEVICE_TYPE_CPU != 0 {
-        2
-    } else {
-        3
-    }
 }
 
 /// An opened OpenCL device.
@@ -152,7 +140,7 @@ impl OpenClTier {
             ));
         }
         // The probe judged each device, listing them in this same order.
-        let probed = &super::probe::report().opencl.devices;
+        let probed = &probe::report().opencl.devices;
         if probed.len() != entries.len() {
             return Err(Error::backend_unavailable(format!(
                 "the OpenCL platforms changed while running: the probe saw {} device(s), now {}",
@@ -205,7 +193,7 @@ impl OpenClTier {
         let int64_atomics = has("cl_khr_int64_base_atomics");
         // Work-groups keep running once started on NVIDIA and AMD GPUs; nothing says
         // so elsewhere (CPU devices, other vendors), where the scan must not rely on it.
-        let forward_progress = kind_rank(entry.kind) == 0
+        let forward_progress = probe::opencl_kind(entry.kind) == "gpu"
             && ["NVIDIA", "AMD", "Advanced Micro Devices"]
                 .iter()
                 .any(|v| entry.platform.contains(v));
