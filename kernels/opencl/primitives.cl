@@ -65,10 +65,74 @@ inline Run thread_run(__local const T* lv, __local const uchar* lf) {
     return r;
 }
 
-// Inclusive scan of one run per work-item (Hillis-Steele); afterwards lr[i] holds the
-// inclusive prefix of work-item i. Callers barrier before reusing lr. (A raking scan
-// with four barriers measured slower on an H200 under NVIDIA's OpenCL.)
-inline void group_scan(Run x, __local Run* lr) {
+// ---- work-group scan -----------------------------------------------------------------
+// group_scan returns work-item i's exclusive prefix (the runs of work-items 0..i-1) and
+// sets *total to the whole group's run. It uses lr; callers barrier before reusing it.
+
+#if NV_SHUFFLE
+// NVIDIA's OpenCL accepts inline PTX: warp shuffles scan 32 work-items without local
+// memory or barriers (work-items 32w..32w+31 of a 1-D group form warp w there). The host
+// sets NV_SHUFFLE only on NVIDIA GPUs with a multiple-of-32 group of at most 1024.
+#define WARPS (WG / 32)
+
+inline uint shuffle_up_u32(uint x, uint delta) {
+    uint r;
+    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(x), "r"(delta));
+    return r;
+}
+
+inline T shuffle_up_t(T x, uint delta) {
+#if T_WIDE
+    uint2 halves = as_uint2(x);
+    halves.x = shuffle_up_u32(halves.x, delta);
+    halves.y = shuffle_up_u32(halves.y, delta);
+    return AS_T(halves);
+#else
+    return AS_T(shuffle_up_u32(as_uint(x), delta));
+#endif
+}
+
+inline Run shuffle_up_run(Run x, uint delta) {
+#if SEGMENTED
+    return run_make(shuffle_up_t(x.v, delta), shuffle_up_u32(x.f, delta));
+#else
+    return run_make(shuffle_up_t(x.v, delta), 0);
+#endif
+}
+
+// Inclusive scan across the warp (Kogge-Stone over shuffles).
+inline Run warp_scan(Run x, uint lane) {
+    for (uint delta = 1; delta < 32; delta <<= 1) {
+        Run before = shuffle_up_run(x, delta);
+        if (lane >= delta)
+            x = run_combine(before, x);
+    }
+    return x;
+}
+
+inline Run group_scan(Run x, __local Run* lr, Run* total) {
+    const uint lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
+    const Run none = run_make(IDENTITY, 0);
+    Run inclusive = warp_scan(x, lane);
+    if (lane == 31)
+        lr[warp] = inclusive;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (warp == 0) {
+        Run w = warp_scan(lane < WARPS ? lr[lane] : none, lane);
+        if (lane < WARPS)
+            lr[WARPS + lane] = w;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    Run within = shuffle_up_run(inclusive, 1);
+    if (lane == 0)
+        within = none;
+    *total = lr[2 * WARPS - 1];
+    return warp > 0 ? run_combine(lr[WARPS + warp - 1], within) : within;
+}
+#else
+// Hillis-Steele over local memory. (A raking scan with four barriers measured slower on
+// an H200 under NVIDIA's OpenCL.)
+inline Run group_scan(Run x, __local Run* lr, Run* total) {
     uint lid = get_local_id(0);
     lr[lid] = x;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -83,7 +147,10 @@ inline void group_scan(Run x, __local Run* lr) {
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+    *total = lr[WG - 1];
+    return lid > 0 ? lr[lid - 1] : run_make(IDENTITY, 0);
 }
+#endif
 
 __kernel void scan_upsweep(__global const T* in, __global const uchar* flags, uint segmented,
                            ulong n, ulong group_len, __global T* part_v,
@@ -97,8 +164,9 @@ __kernel void scan_upsweep(__global const T* in, __global const uchar* flags, ui
     for (ulong base = start; base < end; base += TILE) {
         load_tile(in, flags, segmented, base, end, lv, lf);
         barrier(CLK_LOCAL_MEM_FENCE);
-        group_scan(thread_run(lv, lf), lr);
-        aggregate = run_combine(aggregate, lr[WG - 1]);
+        Run tile;
+        group_scan(thread_run(lv, lf), lr, &tile);
+        aggregate = run_combine(aggregate, tile);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (get_local_id(0) == 0) {
@@ -117,8 +185,8 @@ __kernel void scan_spine(__global T* part_v, __global const uchar* part_f, uint 
     Run mine = run_make(IDENTITY, 0);
     for (uint g = lo; g < hi; g++)
         mine = run_combine(mine, run_make(part_v[g], part_f[g]));
-    group_scan(mine, lr);
-    Run prefix = lid > 0 ? lr[lid - 1] : run_make(IDENTITY, 0);
+    Run all;
+    Run prefix = group_scan(mine, lr, &all);
     for (uint g = lo; g < hi; g++) {
         Run next = run_combine(prefix, run_make(part_v[g], part_f[g]));
         part_v[g] = prefix.v;
@@ -126,13 +194,11 @@ __kernel void scan_spine(__global T* part_v, __global const uchar* part_f, uint 
     }
 }
 
-// Rescans the tile in local memory from `carry` (the run before the tile) and stores it
-// to `out` (striped, coalesced). lr holds group_scan's result for the tile.
-inline void rescan_and_store(Run carry, __local T* lv, __local const uchar* lf,
-                             __local const Run* lr, uint exclusive, ulong base, ulong end,
-                             __global T* out) {
+// Rescans the tile in local memory from `prefix` (the run before this work-item's
+// elements) and stores it to `out` (striped, coalesced).
+inline void rescan_and_store(Run prefix, __local T* lv, __local const uchar* lf,
+                             uint exclusive, ulong base, ulong end, __global T* out) {
     uint lid = get_local_id(0);
-    Run prefix = run_combine(carry, lid > 0 ? lr[lid - 1] : run_make(IDENTITY, 0));
     T acc = prefix.v;
     for (uint k = 0; k < ITEMS; k++) {
         uint j = PAD(lid * ITEMS + k);
@@ -163,9 +229,9 @@ __kernel void scan_downsweep(__global const T* in, __global const uchar* flags, 
     for (ulong base = start; base < end; base += TILE) {
         load_tile(in, flags, segmented, base, end, lv, lf);
         barrier(CLK_LOCAL_MEM_FENCE);
-        group_scan(thread_run(lv, lf), lr);
-        Run tile = lr[WG - 1];
-        rescan_and_store(carry, lv, lf, lr, exclusive, base, end, out);
+        Run tile;
+        Run before = group_scan(thread_run(lv, lf), lr, &tile);
+        rescan_and_store(run_combine(carry, before), lv, lf, exclusive, base, end, out);
         carry = run_combine(carry, tile);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -184,13 +250,6 @@ __kernel void scan_downsweep(__global const T* in, __global const uchar* flags, 
 #define STATE_EMPTY 0ul
 #define STATE_AGGREGATE 1ul
 #define STATE_PREFIX 2ul
-#if DTYPE == 0
-#define AS_T as_int
-#elif DTYPE == 1
-#define AS_T as_uint
-#else
-#define AS_T as_float
-#endif
 
 inline ulong state_word(Run r, ulong status) {
     return (status << 62) | ((ulong)(r.f != 0) << 61) | (ulong)as_uint(r.v);
@@ -217,8 +276,8 @@ __kernel void scan_single_pass(__global const T* in, __global const uchar* flags
     const ulong base = (ulong)tile * TILE;
     load_tile(in, flags, segmented, base, n, lv, lf);
     barrier(CLK_LOCAL_MEM_FENCE);
-    group_scan(thread_run(lv, lf), lr);
-    const Run aggregate = lr[WG - 1];
+    Run aggregate;
+    const Run before = group_scan(thread_run(lv, lf), lr, &aggregate);
     if (lid == 0) {
         atom_xchg(&state[tile], state_word(aggregate, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE));
         carry = run_make(IDENTITY, 0);
@@ -254,7 +313,7 @@ __kernel void scan_single_pass(__global const T* in, __global const uchar* flags
         hi -= 32;
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    rescan_and_store(carry, lv, lf, lr, exclusive, base, n, out);
+    rescan_and_store(run_combine(carry, before), lv, lf, exclusive, base, n, out);
 }
 #endif
 

@@ -50,6 +50,22 @@ typedef double T;
 #error "DTYPE must be 0..5"
 #endif
 
+// AS_T reinterprets bits of the same width as T; T_WIDE marks the 8-byte types.
+#if DTYPE == 0
+#define AS_T as_int
+#elif DTYPE == 1
+#define AS_T as_uint
+#elif DTYPE == 2
+#define AS_T as_long
+#elif DTYPE == 3
+#define AS_T as_ulong
+#elif DTYPE == 4
+#define AS_T as_float
+#else
+#define AS_T as_double
+#endif
+#define T_WIDE (DTYPE == 2 || DTYPE == 3 || DTYPE == 5)
+
 #if T_FLOAT
 #define IS_NAN(x) isnan(x)
 #define ADD(a, b) ((a) + (b))

@@ -66,6 +66,10 @@ fn tile_bytes(local_memory: u64) -> usize {
 /// device (so both are tested on any device).
 pub(crate) const SCAN_ENV: &str = "GPUMST_OPENCL_SCAN";
 
+/// `GPUMST_OPENCL_SHUFFLE=0` turns off the warp-shuffle work-group scan on NVIDIA GPUs
+/// (for comparison; the portable Hillis-Steele scan runs instead).
+pub(crate) const SHUFFLE_ENV: &str = "GPUMST_OPENCL_SHUFFLE";
+
 /// Which program: the primitives for one (element type, operator), or the MSF kernels
 /// in one configuration.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -127,6 +131,8 @@ pub(crate) struct OpenClTier {
     single_pass_scan: bool,
     /// `cl_khr_fp64` (f64 elements).
     fp64: bool,
+    /// Work-group scans use warp shuffles through inline PTX (NVIDIA GPUs only).
+    nv_shuffle: bool,
     programs: Mutex<HashMap<ProgramKind, Arc<Program>>>,
 }
 
@@ -197,6 +203,12 @@ impl OpenClTier {
             && ["NVIDIA", "AMD", "Advanced Micro Devices"]
                 .iter()
                 .any(|v| entry.platform.contains(v));
+        // NVIDIA's compiler takes inline PTX; its warps are 32 consecutive work-items.
+        let nv_shuffle = probe::opencl_kind(entry.kind) == "gpu"
+            && entry.platform.contains("NVIDIA")
+            && group_size % 32 == 0
+            && group_size <= 1024
+            && std::env::var(SHUFFLE_ENV).map_or(true, |v| v.trim() != "0");
         let single_pass_scan = int64_atomics
             && match std::env::var(SCAN_ENV).as_deref().map(str::trim) {
                 Ok("single-pass") => true,
@@ -222,6 +234,7 @@ impl OpenClTier {
                 && has("cl_khr_int64_extended_atomics")
                 && std::env::var(ATOMICS_ENV).map_or(true, |v| v.trim() != "32"),
             fp64: has("cl_khr_fp64"),
+            nv_shuffle,
             programs: Mutex::new(HashMap::new()),
         })
     }
@@ -276,11 +289,12 @@ impl OpenClTier {
                 (
                     PRIMITIVES_SOURCE,
                     format!(
-                        "-DDTYPE={} -DSCAN_OP={} -DSINGLE_PASS={} -DSEGMENTED={}",
+                        "-DDTYPE={} -DSCAN_OP={} -DSINGLE_PASS={} -DSEGMENTED={} -DNV_SHUFFLE={}",
                         dtype as u32,
                         op as u32,
                         self.single_pass(dtype) as u8,
-                        segmented as u8
+                        segmented as u8,
+                        self.nv_shuffle as u8
                     ),
                     format!("primitives for {} {op:?}", dtype.name()),
                 )
