@@ -204,37 +204,70 @@ __kernel void ec_hook(__global const uint* eu, __global const uint* ev,
 
 // ---- Vineet et al.'s recursive Borůvka (`boruvka`) ---------------------------------
 // The contracted graph is a list of directed entries (src, tgt, edge position), two per
-// undirected edge, relabelled to supervertex ids every round.
+// undirected edge, grouped by src (a CSR over supervertices: offsets[v] .. offsets[v+1])
+// and relabelled to supervertex ids every round. The lightest edge leaving each
+// supervertex comes from a segmented min-scan (the scan primitive, u64 min, head flags)
+// over one value per entry: the packed (key, position) where the key fits 32 bits, else
+// two scans, the key's and then the position's among the entries of the lightest key.
 
-// Pass `pass` of the lightest edge per supervertex, over the entries leaving it.
-__kernel void vb_lightest(__global const uint* src, __global const uint* tgt,
-                          __global const uint* pos,
-                          __global const Key* keys, uint entries, uint pass, BEST_PARAMS) {
+// Head flags of the segments: the first entry of each src.
+__kernel void vb_head_flags(__global const uint* src, uint entries, __global uchar* flags) {
+    uint j = get_global_id(0);
+    if (j < entries)
+        flags[j] = j == 0 || src[j] != src[j - 1];
+}
+
+// The scan's input for pass `pass` (see above); min_key holds pass 0's minima.
+__kernel void vb_values(__global const uint* src, __global const uint* pos,
+                        __global const Key* keys, uint entries, uint pass,
+                        __global const ulong* min_key, __global ulong* values) {
     uint j = get_global_id(0);
     if (j >= entries)
         return;
     uint e = pos[j];
-    if (src[j] == tgt[j])
-        return;
-    offer(src[j], e, key_of(keys, e), pass, best64, best_hi, best_lo, best_pos);
+#if KEYS == 2
+    ulong key = keys[e];
+    values[j] = pass == 0 ? key : key == min_key[src[j]] ? (ulong)e : ULONG_MAX;
+#else
+    values[j] = ((ulong)key_of(keys, e) << 32) | e;
+#endif
 }
 
-// The successor of each vertex: the far end of its lightest edge (itself when it has
-// none): the entry that carries the chosen edge writes its target.
+// Reads each supervertex's minimum off the last entry of its segment: pass 0 of wide
+// keys gives min_key, the last pass the chosen position (NO_EDGE for no entries).
+__kernel void vb_segment_min(__global const uint* offsets, uint vertices,
+                             __global const ulong* scanned, uint pass,
+                             __global ulong* min_key, __global uint* chosen) {
+    uint v = get_global_id(0);
+    if (v >= vertices)
+        return;
+    uint lo = offsets[v], hi = offsets[v + 1];
+    ulong last = lo < hi ? scanned[hi - 1] : ULONG_MAX;
+#if KEYS == 2
+    if (pass == 0) {
+        min_key[v] = last;
+        return;
+    }
+#endif
+    chosen[v] = lo < hi ? (uint)last : NO_EDGE;
+}
+
+// The successor of each supervertex: the far end of its lightest edge (itself when it
+// has none): the entry that carries the chosen edge out of src writes its target.
 __kernel void vb_successor(__global const uint* src, __global const uint* tgt,
-                           __global const uint* pos, uint entries, BEST_PARAMS,
-                           __global uint* successor) {
+                           __global const uint* pos, uint entries,
+                           __global const uint* chosen, __global uint* successor) {
     uint j = get_global_id(0);
     if (j >= entries)
         return;
-    if (best_edge(src[j], best64, best_hi, best_lo, best_pos) == pos[j])
+    if (chosen[src[j]] == pos[j])
         successor[src[j]] = tgt[j];
 }
 
 // Breaks the 2-cycles S(S(v)) = v (both ends chose the same edge): the smaller vertex
 // becomes the root. Every other vertex's chosen edge joins the forest.
-__kernel void vb_break_cycles(__global uint* successor, uint vertices, BEST_PARAMS,
-                              __global uchar* in_forest) {
+__kernel void vb_break_cycles(__global uint* successor, uint vertices,
+                              __global const uint* chosen, __global uchar* in_forest) {
     uint v = get_global_id(0);
     if (v >= vertices)
         return;
@@ -245,10 +278,9 @@ __kernel void vb_break_cycles(__global uint* successor, uint vertices, BEST_PARA
         successor[v] = v;
         return;
     }
-    in_forest[best_edge(v, best64, best_hi, best_lo, best_pos)] = 1;
+    in_forest[chosen[v]] = 1;
 }
 
-// One step of pointer doubling; sets *changed when some pointer moved.
 __kernel void vb_jump(__global uint* successor, uint vertices, __global uint* changed) {
     uint v = get_global_id(0);
     if (v >= vertices)
@@ -267,30 +299,54 @@ __kernel void vb_root_flags(__global const uint* successor, uint vertices,
         is_root[v] = successor[v] == v;
 }
 
-// Contraction: relabels each entry's ends to their new supervertex ids and keeps the
-// entries between different supervertices (parallel edges survive until internal).
-__kernel void vb_contract(__global const uint* src, __global const uint* tgt,
-                          __global const uint* pos, uint entries,
-                          __global const uint* successor, __global const uint* new_id,
-                          __global uint* out_src, __global uint* out_tgt,
-                          __global uint* out_pos, __global uint* counter) {
-    __local uint shared[2];
-    uint j = get_global_id(0);
-    uint a = 0, b = 0;
-    if (j < entries) {
-        a = new_id[successor[src[j]]];
-        b = new_id[successor[tgt[j]]];
-    }
-    bool keep = j < entries && a != b;
-    uint slot = claim_slot(keep, counter, shared);
-    if (keep) {
-        out_src[slot] = a;
-        out_tgt[slot] = b;
-        out_pos[slot] = pos[j];
+// Contraction and regrouping by a counting sort: vb_count counts the entries that
+// stay (between different supervertices) per new src, an exclusive scan of the counts
+// gives the new offsets, and vb_scatter places each entry at its src's next free slot
+// (`cursor`, a copy of the offsets). Order inside a segment does not matter: the values
+// scanned there are unique. With relabel = 0 the ends are kept (the first grouping).
+inline void vb_relabel(__global const uint* src, __global const uint* tgt, uint j,
+                       uint relabel, __global const uint* successor,
+                       __global const uint* new_id, uint* a, uint* b) {
+    *a = src[j];
+    *b = tgt[j];
+    if (relabel) {
+        *a = new_id[successor[*a]];
+        *b = new_id[successor[*b]];
     }
 }
 
-// The first entry list: both directions of every edge that is not a self-loop.
+__kernel void vb_count(__global const uint* src, __global const uint* tgt, uint entries,
+                       uint relabel, __global const uint* successor,
+                       __global const uint* new_id, __global uint* count) {
+    uint j = get_global_id(0);
+    if (j >= entries)
+        return;
+    uint a, b;
+    vb_relabel(src, tgt, j, relabel, successor, new_id, &a, &b);
+    if (a != b)
+        atomic_inc(&count[a]);
+}
+
+__kernel void vb_scatter(__global const uint* src, __global const uint* tgt,
+                         __global const uint* pos, uint entries, uint relabel,
+                         __global const uint* successor, __global const uint* new_id,
+                         __global uint* cursor, __global uint* out_src,
+                         __global uint* out_tgt, __global uint* out_pos) {
+    uint j = get_global_id(0);
+    if (j >= entries)
+        return;
+    uint a, b;
+    vb_relabel(src, tgt, j, relabel, successor, new_id, &a, &b);
+    if (a == b)
+        return;
+    uint slot = atomic_inc(&cursor[a]);
+    out_src[slot] = a;
+    out_tgt[slot] = b;
+    out_pos[slot] = pos[j];
+}
+
+// The first entry list, ungrouped: both directions of every edge (a self-loop gives two
+// entries from a vertex to itself, which vb_count and vb_scatter drop).
 __kernel void vb_entries(__global const uint* eu, __global const uint* ev, uint edges,
                          __global uint* out_src, __global uint* out_tgt,
                          __global uint* out_pos) {
@@ -298,14 +354,11 @@ __kernel void vb_entries(__global const uint* eu, __global const uint* ev, uint 
     if (e >= edges)
         return;
     uint a = eu[e], b = ev[e];
-    bool loop = a == b;
-    // Self-loops become entries of a vertex with itself, which never win (they are
-    // dropped by the first contraction and offered nowhere: see vb_lightest).
     out_src[2 * e] = a;
-    out_tgt[2 * e] = loop ? a : b;
+    out_tgt[2 * e] = b;
     out_pos[2 * e] = e;
     out_src[2 * e + 1] = b;
-    out_tgt[2 * e + 1] = loop ? b : a;
+    out_tgt[2 * e + 1] = a;
     out_pos[2 * e + 1] = e;
 }
 

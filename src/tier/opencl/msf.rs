@@ -4,9 +4,10 @@
 //!   compare-and-swap: each round finds every tree's lightest edge by atomic minima,
 //!   hooks the trees, and compacts the worklist to the edges still between trees. One
 //!   host read (the worklist length) per round.
-//! - `boruvka`: Vineet et al.'s round on the device: lightest edge per supervertex,
-//!   successors, 2-cycle removal, pointer doubling, renumbering by the scan primitive,
-//!   contraction of the entry list.
+//! - `boruvka`: Vineet et al.'s round on the device: entries grouped by supervertex,
+//!   the lightest edge of each by a segmented min-scan, successors, 2-cycle removal,
+//!   pointer doubling, renumbering by the scan primitive, contraction and regrouping by
+//!   a counting sort whose offsets come from the scan primitive.
 
 use rayon::prelude::*;
 
@@ -168,7 +169,7 @@ pub(crate) fn solve(
         in_forest: &in_forest,
     };
     match algorithm {
-        Algorithm::Boruvka => run.vineet_boruvka(n, m, &mut best)?,
+        Algorithm::Boruvka => run.vineet_boruvka(n, m)?,
         Algorithm::Prim => run.prim(problem)?,
         Algorithm::Strut => run.strut(n, m, &mut best)?,
         _ => {
@@ -225,7 +226,8 @@ fn check_capacity(
         + key_bytes
         + 1
         + if algorithm == Algorithm::Boruvka {
-            2 * 2 * 12
+            // Two lists of two 12-byte entries, a u64 value and a flag per entry.
+            2 * 2 * 12 + 2 * (8 + 1)
         } else {
             2 * 3 * 4
         };
@@ -235,7 +237,8 @@ fn check_capacity(
         + 4
         + 4
         + if algorithm == Algorithm::Boruvka {
-            8
+            // Offsets, cursor, chosen edge and (wide keys) minimum key.
+            4 + 4 + 4 + 8 + 8
         } else {
             0
         };
@@ -527,16 +530,27 @@ impl Run<'_> {
         tier.finish()
     }
 
-    /// Vineet et al.'s recursive Borůvka (`boruvka`).
-    fn vineet_boruvka(&self, n: usize, m: usize, best: &mut Best) -> Result<()> {
+    /// Vineet et al.'s recursive Borůvka (`boruvka`): entries grouped by supervertex,
+    /// the lightest edge of each by a segmented min-scan, then successors, 2-cycle
+    /// removal, pointer doubling, renumbering by scan, and contraction with regrouping.
+    fn vineet_boruvka(&self, n: usize, m: usize) -> Result<()> {
         let tier = self.tier;
         let entries_len = 2 * m;
-        let mut src = tier.alloc::<u32>(entries_len)?;
-        let mut tgt = tier.alloc::<u32>(entries_len)?;
-        let mut pos = tier.alloc::<u32>(entries_len)?;
-        let mut out_src = tier.alloc::<u32>(entries_len)?;
-        let mut out_tgt = tier.alloc::<u32>(entries_len)?;
-        let mut out_pos = tier.alloc::<u32>(entries_len)?;
+        let entry_lists = || -> Result<[DeviceBuffer<u32>; 3]> {
+            Ok([
+                tier.alloc(entries_len)?,
+                tier.alloc(entries_len)?,
+                tier.alloc(entries_len)?,
+            ])
+        };
+        let (mut list, mut grouped) = (entry_lists()?, entry_lists()?);
+        let mut values = tier.alloc::<u64>(entries_len)?;
+        let mut flags = tier.alloc::<u8>(entries_len)?;
+        let mut offsets = tier.alloc::<u32>(n + 1)?;
+        let mut cursor = tier.alloc::<u32>(n + 1)?;
+        let wide = self.config.keys == 2;
+        let min_key = tier.alloc::<u64>(if wide { n } else { 0 })?;
+        let chosen = tier.alloc::<u32>(n)?;
         let mut successor = tier.alloc::<u32>(n)?;
         let mut new_id = tier.alloc::<u32>(n)?;
         let mut scratch = tier.alloc::<u32>(1)?;
@@ -548,64 +562,153 @@ impl Run<'_> {
                 self.eu.arg(),
                 self.ev.arg(),
                 Arg::U32(m as u32),
-                src.arg(),
-                tgt.arg(),
-                pos.arg(),
+                list[0].arg(),
+                list[1].arg(),
+                list[2].arg(),
             ],
         )?;
+        // The first grouping keeps the vertex ids; later ones relabel to supervertices.
+        let mut entries = self.regroup(
+            &list,
+            &grouped,
+            entries_len,
+            n,
+            None,
+            &mut offsets,
+            &mut cursor,
+        )?;
+        std::mem::swap(&mut list, &mut grouped);
         let mut vertices = n;
-        let mut entries = entries_len;
         while entries > 0 {
-            // 1. The lightest edge leaving each supervertex, and its far end.
-            best.reset(tier, vertices)?;
-            for pass in 0..self.config.passes() {
-                let mut args = vec![
-                    src.arg(),
-                    tgt.arg(),
-                    pos.arg(),
-                    self.keys,
-                    Arg::U32(entries as u32),
-                    Arg::U32(pass),
-                ];
-                args.extend(best.args());
-                self.launch("vb_lightest", entries, &args)?;
+            let [src, tgt, pos] = [list[0].arg(), list[1].arg(), list[2].arg()];
+            let count = Arg::U32(entries as u32);
+            // 1. The lightest edge leaving each supervertex, by segmented min-scans.
+            flags.set_len(entries);
+            self.launch("vb_head_flags", entries, &[src, count, flags.arg()])?;
+            for pass in 0..if wide { 2 } else { 1 } {
+                values.set_len(entries);
+                self.launch(
+                    "vb_values",
+                    entries,
+                    &[
+                        src,
+                        pos,
+                        self.keys,
+                        count,
+                        Arg::U32(pass),
+                        min_key.arg(),
+                        values.arg(),
+                    ],
+                )?;
+                tier.scan_resident(&mut values, Some(&flags), ScanOp::Min, ScanKind::Inclusive)?;
+                self.launch(
+                    "vb_segment_min",
+                    vertices,
+                    &[
+                        offsets.arg(),
+                        Arg::U32(vertices as u32),
+                        values.arg(),
+                        Arg::U32(pass),
+                        min_key.arg(),
+                        chosen.arg(),
+                    ],
+                )?;
             }
             tier.write(&mut successor, &identity[..vertices])?;
-            let mut args = vec![src.arg(), tgt.arg(), pos.arg(), Arg::U32(entries as u32)];
-            args.extend(best.args());
-            args.push(successor.arg());
-            self.launch("vb_successor", entries, &args)?;
-            // 2. Break 2-cycles; the other chosen edges join the forest.
-            let mut args = vec![successor.arg(), Arg::U32(vertices as u32)];
-            args.extend(best.args());
-            args.push(self.in_forest.arg());
-            self.launch("vb_break_cycles", vertices, &args)?;
-            // 3-4. Pointer doubling, then renumber the roots 0.. by a scan of root flags.
-            let roots = self.merge_and_renumber(&successor, &mut new_id, &mut scratch, vertices)?;
-            // 5. Contract: relabel entries, drop those inside a supervertex.
-            tier.fill(&mut scratch, 0, 1)?;
             self.launch(
-                "vb_contract",
+                "vb_successor",
                 entries,
+                &[src, tgt, pos, count, chosen.arg(), successor.arg()],
+            )?;
+            // 2. Break 2-cycles; the other chosen edges join the forest.
+            self.launch(
+                "vb_break_cycles",
+                vertices,
                 &[
-                    src.arg(),
-                    tgt.arg(),
-                    pos.arg(),
-                    Arg::U32(entries as u32),
                     successor.arg(),
-                    new_id.arg(),
-                    out_src.arg(),
-                    out_tgt.arg(),
-                    out_pos.arg(),
-                    scratch.arg(),
+                    Arg::U32(vertices as u32),
+                    chosen.arg(),
+                    self.in_forest.arg(),
                 ],
             )?;
-            entries = tier.read_one(&scratch, 0)? as usize;
-            std::mem::swap(&mut src, &mut out_src);
-            std::mem::swap(&mut tgt, &mut out_tgt);
-            std::mem::swap(&mut pos, &mut out_pos);
+            // 3-4. Pointer doubling, then renumber the roots 0.. by a scan of root flags.
+            let roots = self.merge_and_renumber(&successor, &mut new_id, &mut scratch, vertices)?;
+            // 5. Contract: relabel entries, drop those inside a supervertex, regroup.
+            entries = self.regroup(
+                &list,
+                &grouped,
+                entries,
+                roots,
+                Some((&successor, &new_id)),
+                &mut offsets,
+                &mut cursor,
+            )?;
+            std::mem::swap(&mut list, &mut grouped);
             vertices = roots;
         }
         Ok(())
+    }
+
+    /// Counting sort of `entries` entries of `list` into `out` by their (relabelled,
+    /// when `relabel` gives successor and new ids) src, dropping entries whose ends
+    /// coincide; `offsets` receives the CSR offsets of the `vertices` groups. Returns
+    /// the number of entries kept.
+    #[allow(clippy::too_many_arguments)]
+    fn regroup(
+        &self,
+        list: &[DeviceBuffer<u32>; 3],
+        out: &[DeviceBuffer<u32>; 3],
+        entries: usize,
+        vertices: usize,
+        relabel: Option<(&DeviceBuffer<u32>, &DeviceBuffer<u32>)>,
+        offsets: &mut DeviceBuffer<u32>,
+        cursor: &mut DeviceBuffer<u32>,
+    ) -> Result<usize> {
+        let tier = self.tier;
+        let (flag, successor, new_id) = match relabel {
+            Some((s, id)) => (1, s.arg(), id.arg()),
+            None => (0, list[0].arg(), list[0].arg()),
+        };
+        let [src, tgt, pos] = [list[0].arg(), list[1].arg(), list[2].arg()];
+        let count = Arg::U32(entries as u32);
+        offsets.set_len(vertices + 1);
+        tier.fill(offsets, 0, vertices + 1)?;
+        self.launch(
+            "vb_count",
+            entries,
+            &[
+                src,
+                tgt,
+                count,
+                Arg::U32(flag),
+                successor,
+                new_id,
+                offsets.arg(),
+            ],
+        )?;
+        tier.scan_resident(offsets, None, ScanOp::Sum, ScanKind::Exclusive)?;
+        let kept = tier.read_one(offsets, vertices)? as usize;
+        if kept > 0 {
+            cursor.set_len(vertices + 1);
+            tier.copy_resident(offsets, cursor)?;
+            self.launch(
+                "vb_scatter",
+                entries,
+                &[
+                    src,
+                    tgt,
+                    pos,
+                    count,
+                    Arg::U32(flag),
+                    successor,
+                    new_id,
+                    cursor.arg(),
+                    out[0].arg(),
+                    out[1].arg(),
+                    out[2].arg(),
+                ],
+            )?;
+        }
+        Ok(kept)
     }
 }
