@@ -8,6 +8,9 @@
 #   bash scripts/device.sh bench     # there: benches/device.rs (primitives vs device
 #                                    # copy, MSF device and end-to-end time vs CPU tier)
 #   bash scripts/device.sh all       # there: test, then bench
+#   bash scripts/device.sh scans     # there: primitive suite and primitive timings only
+#   bash scripts/device.sh tune      # there: scan tile-shape sweep at 2^28
+#   bash scripts/device.sh test-bench-tune  # there: test, MSF bench, tune
 #
 # The device tool's call: command "bash scripts/device.sh all", carry ["device-carry"].
 # Logs go to $OUT (or device-carry/logs when $OUT is unset).
@@ -80,6 +83,8 @@ test_there() {
         GPUMST_OPENCL_ATOMICS=32 timeout -k 5 120 "$CARRY/bin/conformance" 2>&1 | tail -3 || status=1
         echo "== primitives with the reduce-then-scan fallback"
         GPUMST_OPENCL_SCAN=reduce-then-scan timeout -k 5 120 "$CARRY/bin/primitives" 2>&1 | tail -3 || status=1
+        echo "== primitives with the portable work-group scan (no warp shuffles)"
+        GPUMST_OPENCL_SHUFFLE=0 timeout -k 5 120 "$CARRY/bin/primitives" 2>&1 | tail -3 || status=1
         echo "== out-of-memory paths (device memory capped at 1 MB)"
         GPUMST_OPENCL_MEMORY_LIMIT=1000000 timeout -k 5 60 "$CARRY/bin/conformance" out_of_device_memory 2>&1 | tail -3 || status=1
         echo "== NY and BAY through the command line on the OpenCL tier"
@@ -97,21 +102,30 @@ bench_there() {
     timeout -k 5 420 "$CARRY/bin/device-bench" --data "$CARRY/data" "$@" 2>&1 | tee -a "$OUT/bench.log"
 }
 
-# Scan tuning sweep: tile bytes per work-item x work-groups per compute unit.
+# Scan tuning sweep: tile bytes per work-item x work-group size (single pass, 2^28 u32),
+# each combination small enough for 48 KiB of local memory.
 tune_there() {
-    for bytes in 16 32 64; do
-        for groups in 4 8; do
-            echo "== GPUMST_OPENCL_TILE_BYTES=$bytes GPUMST_OPENCL_GROUPS_PER_UNIT=$groups"
-            GPUMST_OPENCL_TILE_BYTES=$bytes GPUMST_OPENCL_GROUPS_PER_UNIT=$groups \
-                timeout -k 5 60 "$CARRY/bin/device-bench" --skip-msf --min-log2 28 --repeat 11 2>&1 | tail -1
-            GPUMST_OPENCL_SCAN=reduce-then-scan GPUMST_OPENCL_TILE_BYTES=$bytes GPUMST_OPENCL_GROUPS_PER_UNIT=$groups \
-                timeout -k 5 60 "$CARRY/bin/device-bench" --skip-msf --min-log2 28 --repeat 11 2>&1 | tail -1
-        done
+    for combo in 128:256 64:256 64:128 128:128 256:128 64:512 32:512 32:1024; do
+        bytes=${combo%:*} group=${combo#*:}
+        echo "== GPUMST_OPENCL_TILE_BYTES=$bytes GPUMST_OPENCL_GROUP_SIZE=$group"
+        GPUMST_OPENCL_TILE_BYTES=$bytes GPUMST_OPENCL_GROUP_SIZE=$group \
+            timeout -k 5 60 "$CARRY/bin/device-bench" --skip-msf --min-log2 28 --repeat 15 2>&1 | tail -1
     done 2>&1 | tee -a "$OUT/tune.log"
 }
 
 case "${1:-}" in
 tune) setup_there && tune_there ;;
+scans)
+    setup_there
+    echo "== primitives (single pass on NVIDIA)"
+    timeout -k 5 120 "$CARRY/bin/primitives" 2>&1 | tail -3
+    bench_there --skip-msf --min-log2 20
+    ;;
+test-bench-tune)
+    setup_there && { test_there || echo "device.sh: tests FAILED"; }
+    bench_there --skip-primitives
+    tune_there
+    ;;
 build) build ;;
 test) setup_there && test_there ;;
 bench) shift; setup_there && bench_there "$@" ;;
@@ -120,9 +134,11 @@ all)
     bench_there
     echo "== scans with the reduce-then-scan fallback, for comparison"
     GPUMST_OPENCL_SCAN=reduce-then-scan bench_there --skip-msf --min-log2 24
+    echo "== scans with the portable (Hillis-Steele) work-group scan, for comparison"
+    GPUMST_OPENCL_SHUFFLE=0 bench_there --skip-msf --min-log2 24
     ;;
 *)
-    sed -n '2,14p' "$0"
+    sed -n '2,17p' "$0"
     exit 2
     ;;
 esac

@@ -299,47 +299,79 @@ __kernel void vb_root_flags(__global const uint* successor, uint vertices,
         is_root[v] = successor[v] == v;
 }
 
-// Contraction and regrouping by a counting sort: vb_count counts the entries that
-// stay (between different supervertices) per new src, an exclusive scan of the counts
-// gives the new offsets, and vb_scatter places each entry at its src's next free slot
-// (`cursor`, a copy of the offsets). Order inside a segment does not matter: the values
-// scanned there are unique. With relabel = 0 the ends are kept (the first grouping).
-inline void vb_relabel(__global const uint* src, __global const uint* tgt, uint j,
-                       uint relabel, __global const uint* successor,
-                       __global const uint* new_id, uint* a, uint* b) {
-    *a = src[j];
-    *b = tgt[j];
-    if (relabel) {
-        *a = new_id[successor[*a]];
-        *b = new_id[successor[*b]];
-    }
-}
-
+// Grouping by src. The first time (vb_count, vb_scatter) is a counting sort of the
+// ungrouped list: count the entries per src, an exclusive scan of the counts gives the
+// offsets, and each entry takes its src's next free slot (`cursor`, a copy of them).
+// Order inside a segment does not matter: the values scanned there are unique.
 __kernel void vb_count(__global const uint* src, __global const uint* tgt, uint entries,
-                       uint relabel, __global const uint* successor,
-                       __global const uint* new_id, __global uint* count) {
+                       __global uint* count) {
     uint j = get_global_id(0);
-    if (j >= entries)
-        return;
-    uint a, b;
-    vb_relabel(src, tgt, j, relabel, successor, new_id, &a, &b);
-    if (a != b)
-        atomic_inc(&count[a]);
+    if (j < entries && src[j] != tgt[j])
+        atomic_inc(&count[src[j]]);
 }
 
 __kernel void vb_scatter(__global const uint* src, __global const uint* tgt,
-                         __global const uint* pos, uint entries, uint relabel,
-                         __global const uint* successor, __global const uint* new_id,
-                         __global uint* cursor, __global uint* out_src,
-                         __global uint* out_tgt, __global uint* out_pos) {
+                         __global const uint* pos, uint entries, __global uint* cursor,
+                         __global uint* out_src, __global uint* out_tgt,
+                         __global uint* out_pos) {
+    uint j = get_global_id(0);
+    if (j >= entries || src[j] == tgt[j])
+        return;
+    uint slot = atomic_inc(&cursor[src[j]]);
+    out_src[slot] = src[j];
+    out_tgt[slot] = tgt[j];
+    out_pos[slot] = pos[j];
+}
+
+// Contraction keeps the list grouped without an atomic per entry (late rounds send
+// millions of entries to a few supervertices): every entry of an old segment gets the
+// same new src, so whole segments move. vb_keep flags the entries that stay (ends in
+// different supervertices); a segmented exclusive sum-scan of the flags ranks them
+// within their old segment; vb_segment_base gives each old segment its place inside
+// its new group (one atomic per old segment) and counts the new groups; an exclusive
+// scan of the counts gives the new offsets; vb_move writes each entry to
+// new_offsets[a] + base[old src] + rank.
+inline uint vb_new_src(uint v, __global const uint* successor, __global const uint* new_id) {
+    return new_id[successor[v]];
+}
+
+__kernel void vb_keep(__global const uint* src, __global const uint* tgt, uint entries,
+                      __global const uint* successor, __global const uint* new_id,
+                      __global uint* keep) {
+    uint j = get_global_id(0);
+    if (j < entries)
+        keep[j] = vb_new_src(src[j], successor, new_id) != vb_new_src(tgt[j], successor, new_id);
+}
+
+// `rank` holds the scanned flags; the last entry's flag is recomputed.
+__kernel void vb_segment_base(__global const uint* offsets, uint vertices,
+                              __global const uint* tgt, __global const uint* rank,
+                              __global const uint* successor, __global const uint* new_id,
+                              __global uint* count, __global uint* base) {
+    uint v = get_global_id(0);
+    if (v >= vertices)
+        return;
+    uint lo = offsets[v], hi = offsets[v + 1];
+    if (lo == hi)
+        return;
+    uint a = vb_new_src(v, successor, new_id);
+    uint kept = rank[hi - 1] + (a != vb_new_src(tgt[hi - 1], successor, new_id));
+    if (kept)
+        base[v] = atomic_add(&count[a], kept);
+}
+
+__kernel void vb_move(__global const uint* src, __global const uint* tgt,
+                      __global const uint* pos, uint entries, __global const uint* successor,
+                      __global const uint* new_id, __global const uint* rank,
+                      __global const uint* base, __global const uint* new_offsets,
+                      __global uint* out_src, __global uint* out_tgt, __global uint* out_pos) {
     uint j = get_global_id(0);
     if (j >= entries)
         return;
-    uint a, b;
-    vb_relabel(src, tgt, j, relabel, successor, new_id, &a, &b);
+    uint a = vb_new_src(src[j], successor, new_id), b = vb_new_src(tgt[j], successor, new_id);
     if (a == b)
         return;
-    uint slot = atomic_inc(&cursor[a]);
+    uint slot = new_offsets[a] + base[src[j]] + rank[j];
     out_src[slot] = a;
     out_tgt[slot] = b;
     out_pos[slot] = pos[j];

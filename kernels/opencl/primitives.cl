@@ -238,7 +238,9 @@ __kernel void scan_downsweep(__global const T* in, __global const uchar* flags, 
 }
 
 // ---- single-pass scan (chained, decoupled look-back; Merrill & Garland) -------------
-// One launch; each work-group takes the next tile by ticket, publishes its aggregate,
+// One launch, one tile per work-group (persistent work-groups that loop over tiles, and
+// tiles kept in registers instead of local memory, both measured slower on an H200);
+// each work-group takes the next tile by ticket, publishes its aggregate,
 // looks back over its predecessors 32 at a time until one has published its inclusive
 // prefix, then publishes its own and writes its tile. A tile waits only on tiles whose
 // tickets came earlier, so on devices whose running work-groups keep running (NVIDIA
@@ -259,34 +261,29 @@ inline Run state_run(ulong word) {
     return run_make(AS_T((uint)word), (uint)(word >> 61) & 1u);
 }
 
-__kernel void scan_single_pass(__global const T* in, __global const uchar* flags,
-                               uint segmented, ulong n, uint exclusive, __global T* out,
-                               __global volatile ulong* state, __global uint* ticket) {
-    __local T lv[TILE_PADDED];
-    __local uchar lf[FLAGS_LEN];
-    __local Run lr[WG];
-    __local ulong window[32];
-    __local uint tile_id, finished;
-    __local Run carry;
+// Takes this work-group's tile by ticket (every work-item gets it).
+inline uint take_tile(__global uint* ticket, __local uint* tile_id) {
+    if (get_local_id(0) == 0)
+        *tile_id = atomic_inc(ticket);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return *tile_id;
+}
+
+// Publishes the tile's aggregate, looks back until the run before the tile is known,
+// publishes the tile's inclusive prefix, and returns the run before the tile to every
+// work-item.
+inline Run look_back(uint tile, Run aggregate, __global volatile ulong* state,
+                     __local ulong* window, __local uint* finished, __local Run* carry) {
     const uint lid = get_local_id(0);
-    if (lid == 0)
-        tile_id = atomic_inc(ticket);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint tile = tile_id;
-    const ulong base = (ulong)tile * TILE;
-    load_tile(in, flags, segmented, base, n, lv, lf);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    Run aggregate;
-    const Run before = group_scan(thread_run(lv, lf), lr, &aggregate);
     if (lid == 0) {
         atom_xchg(&state[tile], state_word(aggregate, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE));
-        carry = run_make(IDENTITY, 0);
-        finished = tile == 0;
+        *carry = run_make(IDENTITY, 0);
+        *finished = tile == 0;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     Run suffix = run_make(IDENTITY, 0); // work-item 0: the runs of tiles hi+1 .. tile-1
     long hi = (long)tile - 1;
-    while (!finished) {
+    while (!*finished) {
         if (lid < 32) {
             long j = hi - (long)lid;
             ulong word = 0;
@@ -301,19 +298,38 @@ __kernel void scan_single_pass(__global const T* in, __global const uchar* flags
                 ulong word = window[k];
                 suffix = run_combine(state_run(word), suffix);
                 if ((word >> 62) == STATE_PREFIX || suffix.f) {
-                    finished = 1;
+                    *finished = 1;
                     break;
                 }
             }
-            if (finished) {
-                carry = suffix;
+            if (*finished) {
+                *carry = suffix;
                 atom_xchg(&state[tile], state_word(run_combine(suffix, aggregate), STATE_PREFIX));
             }
         }
         hi -= 32;
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    rescan_and_store(run_combine(carry, before), lv, lf, exclusive, base, n, out);
+    return *carry;
+}
+
+__kernel void scan_single_pass(__global const T* in, __global const uchar* flags,
+                               uint segmented, ulong n, uint exclusive, __global T* out,
+                               __global volatile ulong* state, __global uint* ticket) {
+    __local T lv[TILE_PADDED];
+    __local uchar lf[FLAGS_LEN];
+    __local Run lr[WG];
+    __local ulong window[32];
+    __local uint tile_id, finished;
+    __local Run carry;
+    const uint tile = take_tile(ticket, &tile_id);
+    const ulong base = (ulong)tile * TILE;
+    load_tile(in, flags, segmented, base, n, lv, lf);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    Run aggregate;
+    const Run before = group_scan(thread_run(lv, lf), lr, &aggregate);
+    const Run carry_in = look_back(tile, aggregate, state, window, &finished, &carry);
+    rescan_and_store(run_combine(carry_in, before), lv, lf, exclusive, base, n, out);
 }
 #endif
 

@@ -39,7 +39,8 @@ pub(crate) const ATOMICS_ENV: &str = "GPUMST_OPENCL_ATOMICS";
 /// total and the largest allocation), to exercise the out-of-memory paths.
 pub(crate) const MEMORY_LIMIT_ENV: &str = "GPUMST_OPENCL_MEMORY_LIMIT";
 
-/// Work-items per work-group (clamped to the device's limit).
+/// Work-items per work-group (clamped to the device's limit; `GPUMST_OPENCL_GROUP_SIZE`
+/// overrides it, rounded down to a power of two).
 const PREFERRED_GROUP: usize = 256;
 
 /// Tuning knobs read once: `GPUMST_OPENCL_TILE_BYTES` (bytes per work-item in a scan
@@ -189,7 +190,8 @@ impl OpenClTier {
         };
         let has = |ext: &str| extensions.split_whitespace().any(|x| x == ext);
         let max_group = device.max_work_group_size().unwrap_or(1).max(1);
-        let group_size = prev_power_of_two(PREFERRED_GROUP.min(max_group));
+        let group_size =
+            prev_power_of_two(tuning("GPUMST_OPENCL_GROUP_SIZE", PREFERRED_GROUP).min(max_group));
         let name = format!(
             "{} ({}, {})",
             device.name().unwrap_or_default().trim(),

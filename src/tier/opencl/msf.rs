@@ -226,8 +226,8 @@ fn check_capacity(
         + key_bytes
         + 1
         + if algorithm == Algorithm::Boruvka {
-            // Two lists of two 12-byte entries, a u64 value and a flag per entry.
-            2 * 2 * 12 + 2 * (8 + 1)
+            // Two lists of two 12-byte entries; value, flag and rank per entry.
+            2 * 2 * 12 + 2 * (8 + 1 + 4)
         } else {
             2 * 3 * 4
         };
@@ -237,8 +237,8 @@ fn check_capacity(
         + 4
         + 4
         + if algorithm == Algorithm::Boruvka {
-            // Offsets, cursor, chosen edge and (wide keys) minimum key.
-            4 + 4 + 4 + 8 + 8
+            // Two offsets, cursor, base, chosen edge, (wide keys) minimum key.
+            4 * 5 + 8
         } else {
             0
         };
@@ -532,7 +532,8 @@ impl Run<'_> {
 
     /// Vineet et al.'s recursive Borůvka (`boruvka`): entries grouped by supervertex,
     /// the lightest edge of each by a segmented min-scan, then successors, 2-cycle
-    /// removal, pointer doubling, renumbering by scan, and contraction with regrouping.
+    /// removal, pointer doubling, renumbering by scan, and contraction that keeps the
+    /// entries grouped (segmented scans rank them; see msf.cl).
     fn vineet_boruvka(&self, n: usize, m: usize) -> Result<()> {
         let tier = self.tier;
         let entries_len = 2 * m;
@@ -546,8 +547,10 @@ impl Run<'_> {
         let (mut list, mut grouped) = (entry_lists()?, entry_lists()?);
         let mut values = tier.alloc::<u64>(entries_len)?;
         let mut flags = tier.alloc::<u8>(entries_len)?;
+        let mut rank = tier.alloc::<u32>(entries_len)?;
         let mut offsets = tier.alloc::<u32>(n + 1)?;
-        let mut cursor = tier.alloc::<u32>(n + 1)?;
+        let mut new_offsets = tier.alloc::<u32>(n + 1)?;
+        let base = tier.alloc::<u32>(n)?;
         let wide = self.config.keys == 2;
         let min_key = tier.alloc::<u64>(if wide { n } else { 0 })?;
         let chosen = tier.alloc::<u32>(n)?;
@@ -555,28 +558,7 @@ impl Run<'_> {
         let mut new_id = tier.alloc::<u32>(n)?;
         let mut scratch = tier.alloc::<u32>(1)?;
         let identity: Vec<u32> = (0..n as u32).into_par_iter().collect();
-        self.launch(
-            "vb_entries",
-            m,
-            &[
-                self.eu.arg(),
-                self.ev.arg(),
-                Arg::U32(m as u32),
-                list[0].arg(),
-                list[1].arg(),
-                list[2].arg(),
-            ],
-        )?;
-        // The first grouping keeps the vertex ids; later ones relabel to supervertices.
-        let mut entries = self.regroup(
-            &list,
-            &grouped,
-            entries_len,
-            n,
-            None,
-            &mut offsets,
-            &mut cursor,
-        )?;
+        let mut entries = self.first_grouping(&list, &grouped, n, m, &mut offsets)?;
         std::mem::swap(&mut list, &mut grouped);
         let mut vertices = n;
         while entries > 0 {
@@ -633,82 +615,105 @@ impl Run<'_> {
             )?;
             // 3-4. Pointer doubling, then renumber the roots 0.. by a scan of root flags.
             let roots = self.merge_and_renumber(&successor, &mut new_id, &mut scratch, vertices)?;
-            // 5. Contract: relabel entries, drop those inside a supervertex, regroup.
-            entries = self.regroup(
-                &list,
-                &grouped,
-                entries,
-                roots,
-                Some((&successor, &new_id)),
-                &mut offsets,
-                &mut cursor,
-            )?;
-            std::mem::swap(&mut list, &mut grouped);
-            vertices = roots;
-        }
-        Ok(())
-    }
-
-    /// Counting sort of `entries` entries of `list` into `out` by their (relabelled,
-    /// when `relabel` gives successor and new ids) src, dropping entries whose ends
-    /// coincide; `offsets` receives the CSR offsets of the `vertices` groups. Returns
-    /// the number of entries kept.
-    #[allow(clippy::too_many_arguments)]
-    fn regroup(
-        &self,
-        list: &[DeviceBuffer<u32>; 3],
-        out: &[DeviceBuffer<u32>; 3],
-        entries: usize,
-        vertices: usize,
-        relabel: Option<(&DeviceBuffer<u32>, &DeviceBuffer<u32>)>,
-        offsets: &mut DeviceBuffer<u32>,
-        cursor: &mut DeviceBuffer<u32>,
-    ) -> Result<usize> {
-        let tier = self.tier;
-        let (flag, successor, new_id) = match relabel {
-            Some((s, id)) => (1, s.arg(), id.arg()),
-            None => (0, list[0].arg(), list[0].arg()),
-        };
-        let [src, tgt, pos] = [list[0].arg(), list[1].arg(), list[2].arg()];
-        let count = Arg::U32(entries as u32);
-        offsets.set_len(vertices + 1);
-        tier.fill(offsets, 0, vertices + 1)?;
-        self.launch(
-            "vb_count",
-            entries,
-            &[
-                src,
-                tgt,
-                count,
-                Arg::U32(flag),
-                successor,
-                new_id,
-                offsets.arg(),
-            ],
-        )?;
-        tier.scan_resident(offsets, None, ScanOp::Sum, ScanKind::Exclusive)?;
-        let kept = tier.read_one(offsets, vertices)? as usize;
-        if kept > 0 {
-            cursor.set_len(vertices + 1);
-            tier.copy_resident(offsets, cursor)?;
+            // 5. Contract: relabel, drop entries inside a supervertex, keep them grouped.
+            let (successor, new_id) = (successor.arg(), new_id.arg());
+            rank.set_len(entries);
             self.launch(
-                "vb_scatter",
+                "vb_keep",
+                entries,
+                &[src, tgt, count, successor, new_id, rank.arg()],
+            )?;
+            tier.scan_resident(&mut rank, Some(&flags), ScanOp::Sum, ScanKind::Exclusive)?;
+            new_offsets.set_len(roots + 1);
+            tier.fill(&mut new_offsets, 0, roots + 1)?;
+            self.launch(
+                "vb_segment_base",
+                vertices,
+                &[
+                    offsets.arg(),
+                    Arg::U32(vertices as u32),
+                    tgt,
+                    rank.arg(),
+                    successor,
+                    new_id,
+                    new_offsets.arg(),
+                    base.arg(),
+                ],
+            )?;
+            tier.scan_resident(&mut new_offsets, None, ScanOp::Sum, ScanKind::Exclusive)?;
+            let kept = tier.read_one(&new_offsets, roots)? as usize;
+            self.launch(
+                "vb_move",
                 entries,
                 &[
                     src,
                     tgt,
                     pos,
                     count,
-                    Arg::U32(flag),
                     successor,
                     new_id,
-                    cursor.arg(),
-                    out[0].arg(),
-                    out[1].arg(),
-                    out[2].arg(),
+                    rank.arg(),
+                    base.arg(),
+                    new_offsets.arg(),
+                    grouped[0].arg(),
+                    grouped[1].arg(),
+                    grouped[2].arg(),
                 ],
             )?;
+            std::mem::swap(&mut list, &mut grouped);
+            std::mem::swap(&mut offsets, &mut new_offsets);
+            (entries, vertices) = (kept, roots);
         }
+        Ok(())
+    }
+
+    /// Both directions of every edge into `list`, then grouped by src into `out` by a
+    /// counting sort (self-loops dropped); `offsets` receives the n + 1 CSR offsets.
+    /// Returns the number of entries.
+    fn first_grouping(
+        &self,
+        list: &[DeviceBuffer<u32>; 3],
+        out: &[DeviceBuffer<u32>; 3],
+        n: usize,
+        m: usize,
+        offsets: &mut DeviceBuffer<u32>,
+    ) -> Result<usize> {
+        let tier = self.tier;
+        let [src, tgt, pos] = [list[0].arg(), list[1].arg(), list[2].arg()];
+        self.launch(
+            "vb_entries",
+            m,
+            &[
+                self.eu.arg(),
+                self.ev.arg(),
+                Arg::U32(m as u32),
+                src,
+                tgt,
+                pos,
+            ],
+        )?;
+        let entries = Arg::U32(2 * m as u32);
+        offsets.set_len(n + 1);
+        tier.fill(offsets, 0, n + 1)?;
+        self.launch("vb_count", 2 * m, &[src, tgt, entries, offsets.arg()])?;
+        tier.scan_resident(offsets, None, ScanOp::Sum, ScanKind::Exclusive)?;
+        let kept = tier.read_one(offsets, n)? as usize;
+        let mut cursor = tier.alloc::<u32>(n + 1)?;
+        tier.copy_resident(offsets, &mut cursor)?;
+        self.launch(
+            "vb_scatter",
+            2 * m,
+            &[
+                src,
+                tgt,
+                pos,
+                entries,
+                cursor.arg(),
+                out[0].arg(),
+                out[1].arg(),
+                out[2].arg(),
+            ],
+        )?;
         Ok(kept)
     }
 }
