@@ -156,7 +156,6 @@ pub(crate) fn solve(
     };
     let mut in_forest = tier.alloc::<u8>(m)?;
     tier.fill(&mut in_forest, 0, m)?;
-    let mut best = Best::new(tier, config, n)?;
     tier.finish()?;
     lap(&mut timings.upload_ms);
     let run = Run {
@@ -171,12 +170,14 @@ pub(crate) fn solve(
     match algorithm {
         Algorithm::Boruvka => run.vineet_boruvka(n, m)?,
         Algorithm::Prim => run.prim(problem)?,
-        Algorithm::Strut => run.strut(n, m, &mut best)?,
+        // Only strut and auto take minima by atomics (Best); boruvka scans, prim reduces.
+        Algorithm::Strut => run.strut(n, m, &mut Best::new(tier, config, n)?)?,
         _ => {
             // Light edges first (by the cut property, the forest of the light edges
             // is part of the answer), then every edge still between trees.
             let parent_init: Vec<u32> = (0..n as u32).into_par_iter().collect();
             let parent = tier.upload(&parent_init)?;
+            let mut best = Best::new(tier, config, n)?;
             if let Some(threshold) = light_threshold(problem, n) {
                 run.edge_centric(n, m, &mut best, &parent, threshold)?;
             }
