@@ -10,6 +10,8 @@
 #   GPUMST_FFI_TEST_TIMEOUT   seconds allowed per program (default 300)
 #   CC, CXX                   compilers (default gcc, g++)
 #   CARGO_TARGET_DIR          honoured when locating the built library
+#   GPUMST_FFI_LIBDIR         a directory holding a prebuilt libgpumst.so and .a: no
+#                             cargo build (scripts/device.sh uses it on the GPU machine)
 #
 # The last line is "ffi-tests: N passed, M failed"; the exit status is non-zero if
 # anything failed.
@@ -37,13 +39,15 @@ fi
 # ---- the library -----------------------------------------------------------------
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 [[ "$TARGET_DIR" == /* ]] || TARGET_DIR="$ROOT/$TARGET_DIR"
-LIBDIR="$TARGET_DIR/release"
+LIBDIR="${GPUMST_FFI_LIBDIR:-$TARGET_DIR/release}"
+[[ "$LIBDIR" == /* ]] || LIBDIR="$PWD/$LIBDIR"
 
 # The test programs, in run order (test_api_static is test_api.c linked against libgpumst.a).
 TESTS=(test_api test_api_static test_errors test_primitives test_threads test_msf test_cpp)
 
-echo "ffi-tests: cargo build --release --lib (in $ROOT)"
-if ! (cd "$ROOT" && cargo build --release --lib); then
+if [[ -n "${GPUMST_FFI_LIBDIR:-}" ]]; then
+    echo "ffi-tests: using the prebuilt library in $LIBDIR"
+elif echo "ffi-tests: cargo build --release --lib (in $ROOT)" && ! (cd "$ROOT" && cargo build --release --lib); then
     echo "ffi-tests: error: cargo build --release --lib failed" >&2
     echo "ffi-tests: 0 passed, ${#TESTS[@]} failed"
     exit 1

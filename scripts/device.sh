@@ -4,9 +4,13 @@
 #   bash scripts/device.sh build     # here: release build, test and benchmark binaries
 #                                    # and the road graphs into device-carry/ (git-ignored)
 #   bash scripts/device.sh test      # there: gpumst info, then the conformance and
-#                                    # primitive suites on every tier found (CPU, OpenCL)
-#   bash scripts/device.sh bench     # there: benches/device.rs (primitives vs device
-#                                    # copy, MSF device and end-to-end time vs CPU tier)
+#                                    # primitive suites on every tier found (CPU, OpenCL,
+#                                    # CUDA), the CUDA-specific checks (compute-sanitizer,
+#                                    # NVRTC hidden, C ffi-tests) and both tiers' variants
+#   bash scripts/device.sh bench     # there: benches/device.rs on OpenCL and on CUDA
+#                                    # (primitives vs device copy, MSF device and
+#                                    # end-to-end time vs CPU tier), and CUB (nvcc there)
+#   bash scripts/device.sh cuda      # there: the CUDA checks and benchmarks only
 #   bash scripts/device.sh all       # there: test, then bench
 #   bash scripts/device.sh scans     # there: primitive suite and primitive timings only
 #   bash scripts/device.sh tune      # there: scan tile-shape sweep at 2^28
@@ -21,7 +25,7 @@ CARRY=device-carry
 build() {
     rm -rf "$CARRY"
     mkdir -p "$CARRY/bin" "$CARRY/data"
-    cargo build --release --bin gpumst
+    cargo build --release --bin gpumst --lib
     local tests
     tests=$(cargo test --release --no-run --message-format=json --test conformance --test primitives 2>/dev/null |
         python3 -c 'import json,sys
@@ -40,6 +44,10 @@ for line in sys.stdin:
     while read -r name path; do cp "$path" "$CARRY/bin/$name"; done <<<"$tests"
     cp "$bench" "$CARRY/bin/device-bench"
     strip "$CARRY"/bin/*
+    mkdir -p "$CARRY/libgpumst"
+    cp target/release/libgpumst.so target/release/libgpumst.a "$CARRY/libgpumst/"
+    strip --strip-debug "$CARRY"/libgpumst/*
+    xz -T0 "$CARRY/libgpumst/libgpumst.a" # the carry is limited to 64 MiB
     cp ../shared/data/NY.gr.xz ../shared/data/BAY.gr.xz "$CARRY/data/"
     # An ICD loader in case the device machine has none (used only there if so).
     mkdir -p "$CARRY/lib" "$CARRY/deb"
@@ -95,11 +103,66 @@ test_there() {
             done
         done
     } 2>&1 | tee -a "$OUT/test.log"
+    cuda_tests_there || status=1
+    return $status
+}
+
+# The CUDA tier's own checks (the shared suites above already ran on it).
+cuda_tests_there() {
+    local status=0
+    {
+        echo "== CUDA: primitives with the reduce-then-scan scan"
+        GPUMST_CUDA_SCAN=reduce-then-scan timeout -k 5 120 "$CARRY/bin/primitives" 2>&1 | tail -3 || status=1
+        echo "== CUDA: out-of-memory paths (device memory capped at 1 MB)"
+        GPUMST_CUDA_MEMORY_LIMIT=1000000 timeout -k 5 60 "$CARRY/bin/conformance" out_of_device_memory --nocapture 2>&1 | grep -E "tier|test result" || status=1
+        echo "== CUDA: first call with a cold JIT cache (context + first MSF of a small graph)"
+        GPUMST_BACKEND=cuda CUDA_CACHE_DISABLE=1 "$CARRY/bin/gpumst" msf tests/data/small.gr --json |
+            python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["backend"], j["forest_edges"], j["timings_ms"])' || status=1
+        /usr/bin/time -f "wall %e s for process start, context, JIT and MSF" env CUDA_CACHE_DISABLE=1 \
+            "$CARRY/bin/gpumst" msf tests/data/small.gr --backend cuda >/dev/null || status=1
+        echo "== CUDA: NY and BAY through the command line"
+        for g in NY BAY; do
+            for a in auto boruvka prim strut; do
+                "$CARRY/bin/gpumst" msf "$CARRY/data/$g.gr.xz" --backend cuda --algorithm "$a" --repeat 5 --json |
+                    python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["file"].split("/")[-1], j["algorithm"], j["backend"], j["forest_edges"], j["total_weight"], j["timings_ms"])' || status=1
+            done
+        done
+        echo "== CUDA: NVRTC hidden (every libnvrtc on this machine replaced by /dev/null in a private mount namespace)"
+        unshare -m bash -c '
+            for f in $(find /usr /opt -name "libnvrtc*.so*" 2>/dev/null); do mount --bind /dev/null "$f"; done
+            echo "hidden: $(find /usr /opt -name "libnvrtc*.so*" 2>/dev/null | wc -l) file(s)"
+            GPUMST_BACKEND=cuda '"$CARRY"'/bin/conformance road_graphs 2>&1 | tail -2
+            LD_DEBUG=libs '"$CARRY"'/bin/gpumst msf tests/data/small.gr --backend cuda 2>&1 | grep -c "nvrtc" | sed "s/^/libraries named nvrtc the process looked for: /"
+        ' || status=1
+        echo "== CUDA: compute-sanitizer on the small graphs and primitives"
+        for tool in memcheck racecheck; do
+            echo "-- $tool"
+            GPUMST_TEST_TIERS=cuda timeout -k 5 300 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+                "$CARRY/bin/conformance" --test-threads 1 special_weights bad_graphs grids 2>&1 | tail -4 || status=1
+            GPUMST_TEST_TIERS=cuda timeout -k 5 300 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+                "$CARRY/bin/primitives" --test-threads 1 every_small_size chunk_boundary segmented_arg buffers_scan 2>&1 | tail -4 || status=1
+        done
+        echo "== CUDA: C and C++ ffi-tests against the CUDA tier (auto picks it)"
+        [ -f "$CARRY/libgpumst/libgpumst.a" ] || xz -dk "$CARRY/libgpumst/libgpumst.a.xz"
+        GPUMST_FFI_EXPECT_TIER=cuda GPUMST_FFI_LIBDIR="$CARRY/libgpumst" GPUMST_NO_VALGRIND=1 bash ffi-tests/run.sh 2>&1 | grep -E "FAIL|passed|failed" || status=1
+    } 2>&1 | tee -a "$OUT/test.log"
     return $status
 }
 
 bench_there() {
     timeout -k 5 420 "$CARRY/bin/device-bench" --data "$CARRY/data" "$@" 2>&1 | tee -a "$OUT/bench.log"
+}
+
+# CUB on the same primitive inputs (built here with nvcc).
+cub_there() {
+    local nvcc
+    nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
+    if [ -z "$nvcc" ]; then
+        echo "device.sh: no nvcc: CUB comparison skipped" | tee -a "$OUT/bench.log"
+        return 0
+    fi
+    "$nvcc" -O3 -std=c++17 -Wno-deprecated-declarations -o "$CARRY/bin/cub_bench" benches/cub/cub_bench.cu &&
+        timeout -k 5 300 "$CARRY/bin/cub_bench" "${1:-20}" 28 21 2>&1 | tee -a "$OUT/bench.log"
 }
 
 # Scan tuning sweep: tile bytes per work-item x work-group size (single pass, 2^28 u32),
@@ -126,19 +189,26 @@ test-bench-tune)
     bench_there --skip-primitives
     tune_there
     ;;
+cuda)
+    setup_there && { cuda_tests_there || echo "device.sh: CUDA tests FAILED"; }
+    bench_there --tier cuda
+    cub_there 24
+    ;;
 build) build ;;
 test) setup_there && test_there ;;
-bench) shift; setup_there && bench_there "$@" ;;
+bench) shift; setup_there && bench_there "$@" && bench_there --tier cuda "$@" && cub_there ;;
 all)
     setup_there && { test_there || echo "device.sh: tests FAILED"; }
     bench_there
+    bench_there --tier cuda
+    cub_there
     echo "== scans with the reduce-then-scan fallback, for comparison"
     GPUMST_OPENCL_SCAN=reduce-then-scan bench_there --skip-msf --min-log2 24
     echo "== scans with the portable (Hillis-Steele) work-group scan, for comparison"
     GPUMST_OPENCL_SHUFFLE=0 bench_there --skip-msf --min-log2 24
     ;;
 *)
-    sed -n '2,17p' "$0"
+    sed -n '2,22p' "$0"
     exit 2
     ;;
 esac

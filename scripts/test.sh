@@ -4,6 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+echo "== CUDA kernels: the checked-in PTX is what NVRTC 12.4 makes of kernels/cuda/*.cu"
+NVRTC_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/gpumst/nvrtc-12.4.127"
+if [ ! -d "$NVRTC_DIR/nvidia/cuda_nvrtc" ]; then
+    python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target "$NVRTC_DIR" \
+        nvidia-cuda-nvrtc-cu12==12.4.127
+fi
+PYTHONPATH="$NVRTC_DIR" python3 tools/build_cuda_kernels.py --check
 echo "== cargo fmt --check"
 cargo fmt --check
 echo "== cargo clippy -D warnings"

@@ -1,5 +1,8 @@
 //! Buffers that live where a tier computes.
 
+use crate::tier::cuda::CudaDevice;
+use crate::tier::gpu::DeviceBuffer;
+use crate::tier::opencl::OpenClDevice;
 use crate::tier::Tier;
 use crate::types::Element;
 
@@ -7,7 +10,8 @@ use crate::types::Element;
 /// [`Buffer`] and move data with [`crate::Context::upload`] / [`crate::Context::download`].
 pub(crate) enum Storage<T> {
     Host(Vec<T>),
-    OpenCl(crate::tier::opencl::DeviceBuffer<T>),
+    OpenCl(DeviceBuffer<OpenClDevice, T>),
+    Cuda(DeviceBuffer<CudaDevice, T>),
 }
 
 /// An array resident on a tier, made by [`crate::Context::upload`].
@@ -25,6 +29,7 @@ impl<T: Element> Buffer<T> {
         match &self.storage {
             Storage::Host(data) => data.len(),
             Storage::OpenCl(device) => device.len(),
+            Storage::Cuda(device) => device.len(),
         }
     }
 

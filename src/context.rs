@@ -4,7 +4,8 @@
 use crate::buffer::{Buffer, Storage};
 use crate::graph::Graph;
 use crate::msf::{self, Forest, MsfOptions, Solver};
-use crate::tier::{self, probe, Backend, OpenSettings, Operation, Tier};
+use crate::tier::gpu::Gpu;
+use crate::tier::{self, probe, Backend, GpuKind, OpenSettings, Operation, Tier};
 use crate::types::{validate_offsets, DType, Element, Extreme, ScanKind, ScanOp};
 use crate::{Error, Result};
 
@@ -241,6 +242,7 @@ impl Context {
                 }
             },
             Backend::OpenCl(cl) => cl.scan(src, dst, segments, op, kind)?,
+            Backend::Cuda(cuda) => cuda.scan(src, dst, segments, op, kind)?,
         }
         Ok(())
     }
@@ -265,6 +267,7 @@ impl Context {
         match self.backend_for(Operation::ArgReduce, Some(T::DTYPE))? {
             Backend::Cpu(cpu) => Ok(cpu.arg_extreme(data, extreme)),
             Backend::OpenCl(cl) => cl.arg_extreme(data, extreme),
+            Backend::Cuda(cuda) => cuda.arg_extreme(data, extreme),
         }
     }
 
@@ -314,6 +317,9 @@ impl Context {
             Backend::OpenCl(cl) => {
                 cl.segmented_arg_extreme(data, offsets, extreme, values, indices)?
             }
+            Backend::Cuda(cuda) => {
+                cuda.segmented_arg_extreme(data, offsets, extreme, values, indices)?
+            }
         }
         Ok(())
     }
@@ -329,13 +335,21 @@ impl Context {
             }
             // Validation and result assembly run on the CPU tier's threads when the
             // context has one (auto), else on rayon's global pool.
-            Backend::OpenCl(cl) => {
-                let solve = || msf::minimum_spanning_forest(graph, options, Solver::OpenCl(cl));
-                match self.cpu() {
-                    Some(cpu) => cpu.install(solve),
-                    None => solve(),
-                }
-            }
+            Backend::OpenCl(cl) => self.on_cpu_threads(|| {
+                msf::minimum_spanning_forest(graph, options, Solver::OpenCl(cl))
+            }),
+            Backend::Cuda(cuda) => self.on_cpu_threads(|| {
+                msf::minimum_spanning_forest(graph, options, Solver::Cuda(cuda))
+            }),
+        }
+    }
+
+    /// Runs `work` on the CPU tier's threads when the context has one (auto), else on
+    /// rayon's global pool.
+    fn on_cpu_threads<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
+        match self.cpu() {
+            Some(cpu) => cpu.install(work),
+            None => work(),
         }
     }
 
@@ -360,26 +374,21 @@ impl Context {
                 Tier::OpenCl,
                 Storage::OpenCl(cl.upload_buffer(data)?),
             )),
+            Backend::Cuda(cuda) => Ok(Buffer::from_storage(
+                Tier::Cuda,
+                Storage::Cuda(cuda.upload_buffer(data)?),
+            )),
         }
     }
 
-    /// The OpenCL tier of this context, for a buffer that lives there.
-    fn opencl_of<T: Element>(
-        &self,
-        buffer: &Buffer<T>,
-    ) -> Result<&crate::tier::opencl::OpenClTier> {
-        self.backends
-            .iter()
-            .find_map(|b| match b {
-                Backend::OpenCl(cl) => Some(cl),
-                _ => None,
-            })
-            .ok_or_else(|| {
-                Error::invalid_argument(format!(
-                    "this buffer lives on the {} tier, which this context does not use",
-                    buffer.tier()
-                ))
-            })
+    /// The GPU tier of this context that holds buffers of device kind D.
+    fn gpu_of<D: GpuKind>(&self) -> Result<&Gpu<D>> {
+        self.backends.iter().find_map(D::of).ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "this buffer lives on the {} tier, which this context does not use",
+                D::TIER
+            ))
+        })
     }
 
     /// Copies `buffer` back into `out`, which must have the buffer's length.
@@ -393,7 +402,8 @@ impl Context {
         }
         match &buffer.storage {
             Storage::Host(data) => out.copy_from_slice(data),
-            Storage::OpenCl(device) => self.opencl_of(buffer)?.download_buffer(device, out)?,
+            Storage::OpenCl(device) => self.gpu_of()?.download_buffer(device, out)?,
+            Storage::Cuda(device) => self.gpu_of()?.download_buffer(device, out)?,
         }
         Ok(())
     }
@@ -405,15 +415,10 @@ impl Context {
         op: ScanOp,
         kind: ScanKind,
     ) -> Result<()> {
-        let cl = match &buffer.storage {
-            Storage::OpenCl(_) => Some(self.opencl_of(buffer)?),
-            Storage::Host(_) => None,
-        };
         match &mut buffer.storage {
             Storage::Host(data) => self.scan_in_place(data, op, kind),
-            Storage::OpenCl(device) => cl
-                .expect("looked up above")
-                .scan_resident(device, None, op, kind),
+            Storage::OpenCl(device) => self.gpu_of()?.scan_resident(device, None, op, kind),
+            Storage::Cuda(device) => self.gpu_of()?.scan_resident(device, None, op, kind),
         }
     }
 
@@ -431,15 +436,10 @@ impl Context {
                 target.len()
             )));
         }
-        let cl = match (&source.storage, &target.storage) {
-            (Storage::OpenCl(_), Storage::OpenCl(_)) => Some(self.opencl_of(source)?),
-            _ => None,
-        };
         match (&source.storage, &mut target.storage) {
             (Storage::Host(s), Storage::Host(t)) => t.copy_from_slice(s),
-            (Storage::OpenCl(s), Storage::OpenCl(t)) => {
-                cl.expect("looked up above").copy_resident(s, t)?
-            }
+            (Storage::OpenCl(s), Storage::OpenCl(t)) => self.gpu_of()?.copy_resident(s, t)?,
+            (Storage::Cuda(s), Storage::Cuda(t)) => self.gpu_of()?.copy_resident(s, t)?,
             _ => return Err(mixed_tiers(source.tier(), target.tier())),
         }
         Ok(())
@@ -462,10 +462,6 @@ impl Context {
                 indices.len()
             )));
         }
-        let cl = match &data.storage {
-            Storage::OpenCl(_) => Some(self.opencl_of(data)?),
-            Storage::Host(_) => None,
-        };
         match (
             &data.storage,
             &offsets.storage,
@@ -476,10 +472,10 @@ impl Context {
                 self.segmented_argmin(d, o, v, i)
             }
             (Storage::OpenCl(d), Storage::OpenCl(o), Storage::OpenCl(v), Storage::OpenCl(i)) => {
-                let cl = cl.expect("looked up above");
-                // The kernels trust the offsets: check them first, on the device.
-                cl.validate_resident_offsets(o, d.len())?;
-                cl.segmented_arg_extreme_resident(d, o, Extreme::Min, v, i)
+                self.gpu_of()?.checked_segmented_argmin_resident(d, o, v, i)
+            }
+            (Storage::Cuda(d), Storage::Cuda(o), Storage::Cuda(v), Storage::Cuda(i)) => {
+                self.gpu_of()?.checked_segmented_argmin_resident(d, o, v, i)
             }
             _ => Err(mixed_tiers(data.tier(), offsets.tier())),
         }
@@ -489,9 +485,8 @@ impl Context {
     pub fn argmin_buffer<T: Element>(&self, buffer: &Buffer<T>) -> Result<Option<(T, usize)>> {
         match &buffer.storage {
             Storage::Host(data) => self.argmin(data),
-            Storage::OpenCl(device) => self
-                .opencl_of(buffer)?
-                .arg_extreme_resident(device, Extreme::Min),
+            Storage::OpenCl(device) => self.gpu_of()?.arg_extreme_resident(device, Extreme::Min),
+            Storage::Cuda(device) => self.gpu_of()?.arg_extreme_resident(device, Extreme::Min),
         }
     }
 }

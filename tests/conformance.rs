@@ -6,10 +6,23 @@ use gpumst::{
     Algorithm, Context, Forest, Graph, MsfOptions, Options, Status, Tier, TotalWeight, Weights,
 };
 
+/// Whether `GPUMST_TEST_TIERS` (a comma list such as "cuda", for running one tier under
+/// compute-sanitizer) lets the suites use `tier`; unset means every tier.
+fn tier_selected(tier: Tier) -> bool {
+    std::env::var("GPUMST_TEST_TIERS").map_or(true, |list| {
+        list.split(',')
+            .any(|t| t.trim().eq_ignore_ascii_case(tier.name()))
+    })
+}
+
 /// Contexts for every tier present; the absent ones are reported as skipped.
 fn tiers() -> Vec<Context> {
     let mut contexts = Vec::new();
     for tier in [Tier::Cpu, Tier::OpenCl, Tier::Cuda] {
+        if !tier_selected(tier) {
+            eprintln!("conformance: {tier} tier skipped: not in GPUMST_TEST_TIERS");
+            continue;
+        }
         match Context::new(&Options {
             tier,
             ..Options::default()
@@ -18,7 +31,10 @@ fn tiers() -> Vec<Context> {
             Err(e) => eprintln!("conformance: {tier} tier skipped: {}", e.message()),
         }
     }
-    assert!(!contexts.is_empty(), "the CPU tier always opens");
+    assert!(
+        !contexts.is_empty(),
+        "no tier opened (the CPU tier always does unless GPUMST_TEST_TIERS leaves it out)"
+    );
     contexts
 }
 
@@ -550,25 +566,38 @@ fn concurrent_calls_on_one_context_agree() {
 }
 
 /// Graphs and arrays beyond the device's memory give OutOfMemory with a message, never
-/// a crash, and the context stays usable (run by scripts/test.sh with a small
-/// GPUMST_OPENCL_MEMORY_LIMIT; without it there is nothing to test).
+/// a crash, and the context stays usable (run by scripts/test.sh and scripts/device.sh
+/// with a small GPUMST_OPENCL_MEMORY_LIMIT / GPUMST_CUDA_MEMORY_LIMIT; without one there
+/// is nothing to test on that tier).
 #[test]
 fn out_of_device_memory_is_a_clear_status() {
-    let Ok(limit) = std::env::var("GPUMST_OPENCL_MEMORY_LIMIT") else {
-        eprintln!("SKIPPED out-of-memory test: GPUMST_OPENCL_MEMORY_LIMIT is not set");
-        return;
-    };
-    let limit: usize = limit.parse().unwrap();
-    let ctx = match Context::new(&Options {
-        tier: Tier::OpenCl,
-        ..Options::default()
-    }) {
-        Ok(ctx) => ctx,
-        Err(e) => {
-            eprintln!("SKIPPED out-of-memory test: {}", e.message());
-            return;
-        }
-    };
+    for (tier, variable) in [
+        (Tier::OpenCl, "GPUMST_OPENCL_MEMORY_LIMIT"),
+        (Tier::Cuda, "GPUMST_CUDA_MEMORY_LIMIT"),
+    ] {
+        let Ok(limit) = std::env::var(variable) else {
+            eprintln!("SKIPPED out-of-memory test on the {tier} tier: {variable} is not set");
+            continue;
+        };
+        let ctx = match Context::new(&Options {
+            tier,
+            ..Options::default()
+        }) {
+            Ok(ctx) => ctx,
+            Err(e) => {
+                eprintln!(
+                    "SKIPPED out-of-memory test on the {tier} tier: {}",
+                    e.message()
+                );
+                continue;
+            }
+        };
+        out_of_memory_on(&ctx, limit.parse().unwrap());
+        eprintln!("out-of-memory test passed on the {tier} tier");
+    }
+}
+
+fn out_of_memory_on(ctx: &Context, limit: usize) {
     // A graph whose working set is far beyond the limit.
     let m = limit; // at least 9 bytes per edge are needed
     let (u, v) = random_graph(1000, m, 3);

@@ -79,36 +79,54 @@ const INTERESTING_SIZES: &[usize] = &[
 /// Largest size a proptest case draws (sizes are kept moderate for debug-build CI).
 const MAX_PROPTEST_N: usize = 70_000;
 
-/// The slot of the OpenCL tier among the thread counts a check runs with.
+/// The slots of the GPU tiers among the thread counts a check runs with (no CPU
+/// context has 0 or usize::MAX threads).
 const OPENCL: usize = 0;
+const CUDA: usize = usize::MAX;
 
-fn opencl() -> Option<&'static Context> {
-    static CONTEXT: OnceLock<Option<Context>> = OnceLock::new();
-    CONTEXT
-        .get_or_init(|| {
-            Context::new(&Options {
-                tier: Tier::OpenCl,
-                ..Default::default()
-            })
-            .map_err(|e| eprintln!("SKIPPED the OpenCL tier: {}", e.message()))
-            .ok()
+/// The context of GPU tier `tier`, if this machine has it (opened once).
+fn gpu(tier: Tier) -> Option<&'static Context> {
+    static CONTEXTS: OnceLock<[Option<Context>; 2]> = OnceLock::new();
+    let open = |tier: Tier| {
+        let selected = std::env::var("GPUMST_TEST_TIERS").map_or(true, |list| {
+            list.split(',')
+                .any(|t| t.trim().eq_ignore_ascii_case(tier.name()))
+        });
+        if !selected {
+            eprintln!("SKIPPED the {tier} tier: not in GPUMST_TEST_TIERS");
+            return None;
+        }
+        Context::new(&Options {
+            tier,
+            ..Default::default()
         })
-        .as_ref()
+        .map_err(|e| eprintln!("SKIPPED the {tier} tier: {}", e.message()))
+        .ok()
+    };
+    let contexts = CONTEXTS.get_or_init(|| [open(Tier::OpenCl), open(Tier::Cuda)]);
+    contexts[(tier == Tier::Cuda) as usize].as_ref()
 }
 
-/// `threads`, plus the OpenCL tier when the check covers every CPU thread count and
-/// this machine has an OpenCL device.
-fn with_opencl(threads: &[usize]) -> Vec<usize> {
+/// `threads`, plus the GPU tiers this machine has when the check covers every CPU
+/// thread count.
+fn with_gpus(threads: &[usize]) -> Vec<usize> {
     let mut all = threads.to_vec();
-    if threads == THREADS && opencl().is_some() {
-        all.push(OPENCL);
+    if threads == THREADS {
+        if gpu(Tier::OpenCl).is_some() {
+            all.push(OPENCL);
+        }
+        if gpu(Tier::Cuda).is_some() {
+            all.push(CUDA);
+        }
     }
     all
 }
 
 fn ctx(threads: usize) -> &'static Context {
-    if threads == OPENCL {
-        return opencl().expect("the OpenCL slot is only used when the tier opened");
+    match threads {
+        OPENCL => return gpu(Tier::OpenCl).expect("the OpenCL slot is used only when it opened"),
+        CUDA => return gpu(Tier::Cuda).expect("the CUDA slot is used only when it opened"),
+        _ => {}
     }
     static CONTEXTS: OnceLock<Vec<Context>> = OnceLock::new();
     let all = CONTEXTS.get_or_init(|| {
@@ -878,7 +896,7 @@ fn check_scans<T: TestElem>(
             };
             let (plain, plain_aux) = reference(unsegmented, &one_segment);
             let (segs, segs_aux) = reference(segmented, &seg.heads);
-            for threads in with_opencl(plan.threads) {
+            for threads in with_gpus(plan.threads) {
                 for &in_place in plan.in_place {
                     for &api in plan.apis {
                         let got = run_scan(
@@ -954,7 +972,7 @@ fn check_args<T: TestElem>(data: &[T], offsets: &[u64], threads: &[usize]) -> Re
                 }
             })
             .collect();
-        for threads in with_opencl(threads) {
+        for threads in with_gpus(threads) {
             let c = ctx(threads);
             let context = |e: String| {
                 format!(

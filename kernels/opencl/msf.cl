@@ -11,7 +11,7 @@
 // atomics a uint key and the position pack into one ulong (a single pass); without
 // them every word is a 32-bit atomic_min, which OpenCL 1.2 guarantees.
 
-#if ATOM64
+#if ATOM64 && defined(__OPENCL_VERSION__)
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
 #endif
@@ -109,7 +109,7 @@ DEFINE_FIND_ROOT(find_root_fresh, volatile)
 // A slot in an output list for each work-item that `keep`s something, with one global
 // atomic per work-group (`shared` is 2 words of the kernel's local memory). Every
 // work-item of the group must call it.
-inline uint claim_slot(bool keep, __global uint* counter, __local uint* shared) {
+inline uint claim_slot(bool keep, __global uint* counter, LOCAL uint* shared) {
     if (get_local_id(0) == 0)
         shared[0] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -413,8 +413,8 @@ inline bool lighter(Key ka, uint pa, Key kb, uint pb) {
 }
 
 // Reduces each work-item's (key, position, vertex) to work-item 0's, returned to all.
-inline uint group_lightest(Key k, uint p, uint v, __local Key* lk, __local uint* lp,
-                           __local uint* lv) {
+inline uint group_lightest(Key k, uint p, uint v, LOCAL Key* lk, LOCAL uint* lp,
+                           LOCAL uint* lv) {
     uint lid = get_local_id(0);
     lk[lid] = k;
     lp[lid] = p;

@@ -38,7 +38,7 @@ inline Run run_combine(Run earlier, Run later) {
 
 // Loads the tile at `base` (clipped at `end`) into local memory, coalesced.
 inline void load_tile(__global const T* in, __global const uchar* flags, uint segmented,
-                      ulong base, ulong end, __local T* lv, __local uchar* lf) {
+                      ulong base, ulong end, LOCAL T* lv, LOCAL uchar* lf) {
     for (uint k = 0; k < ITEMS; k++) {
         uint j = k * WG + get_local_id(0);
         ulong i = base + j;
@@ -51,7 +51,7 @@ inline void load_tile(__global const T* in, __global const uchar* flags, uint se
 }
 
 // The run of this work-item's ITEMS consecutive elements of the tile.
-inline Run thread_run(__local const T* lv, __local const uchar* lf) {
+inline Run thread_run(LOCAL const T* lv, LOCAL const uchar* lf) {
     uint first = get_local_id(0) * ITEMS;
     Run r = run_make(IDENTITY, 0);
     for (uint k = 0; k < ITEMS; k++) {
@@ -110,7 +110,7 @@ inline Run warp_scan(Run x, uint lane) {
     return x;
 }
 
-inline Run group_scan(Run x, __local Run* lr, Run* total) {
+inline Run group_scan(Run x, LOCAL Run* lr, Run* total) {
     const uint lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
     const Run none = run_make(IDENTITY, 0);
     Run inclusive = warp_scan(x, lane);
@@ -132,7 +132,7 @@ inline Run group_scan(Run x, __local Run* lr, Run* total) {
 #else
 // Hillis-Steele over local memory. (A raking scan with four barriers measured slower on
 // an H200 under NVIDIA's OpenCL.)
-inline Run group_scan(Run x, __local Run* lr, Run* total) {
+inline Run group_scan(Run x, LOCAL Run* lr, Run* total) {
     uint lid = get_local_id(0);
     lr[lid] = x;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -196,7 +196,7 @@ __kernel void scan_spine(__global T* part_v, __global const uchar* part_f, uint 
 
 // Rescans the tile in local memory from `prefix` (the run before this work-item's
 // elements) and stores it to `out` (striped, coalesced).
-inline void rescan_and_store(Run prefix, __local T* lv, __local const uchar* lf,
+inline void rescan_and_store(Run prefix, LOCAL T* lv, LOCAL const uchar* lf,
                              uint exclusive, ulong base, ulong end, __global T* out) {
     uint lid = get_local_id(0);
     T acc = prefix.v;
@@ -248,7 +248,9 @@ __kernel void scan_downsweep(__global const T* in, __global const uchar* flags, 
 // A tile's state is one 64-bit word (status, run flag, 32-bit value) written by one
 // atom_xchg, so a reader never sees a status without its value: 4-byte types only.
 #if SINGLE_PASS
+#ifdef __OPENCL_VERSION__
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#endif
 #define STATE_EMPTY 0ul
 #define STATE_AGGREGATE 1ul
 #define STATE_PREFIX 2ul
@@ -262,7 +264,7 @@ inline Run state_run(ulong word) {
 }
 
 // Takes this work-group's tile by ticket (every work-item gets it).
-inline uint take_tile(__global uint* ticket, __local uint* tile_id) {
+inline uint take_tile(__global uint* ticket, LOCAL uint* tile_id) {
     if (get_local_id(0) == 0)
         *tile_id = atomic_inc(ticket);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -273,7 +275,7 @@ inline uint take_tile(__global uint* ticket, __local uint* tile_id) {
 // publishes the tile's inclusive prefix, and returns the run before the tile to every
 // work-item.
 inline Run look_back(uint tile, Run aggregate, __global volatile ulong* state,
-                     __local ulong* window, __local uint* finished, __local Run* carry) {
+                     LOCAL ulong* window, LOCAL uint* finished, LOCAL Run* carry) {
     const uint lid = get_local_id(0);
     if (lid == 0) {
         atom_xchg(&state[tile], state_word(aggregate, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE));
@@ -398,7 +400,7 @@ inline void arg_fold(__global const T* in, ulong from, ulong to, ulong step, T* 
 }
 
 // Reduces the (value, index) pairs of the work-group to work-item 0.
-inline void group_arg(T* v, ulong* i, __local T* lv, __local ulong* li) {
+inline void group_arg(T* v, ulong* i, LOCAL T* lv, LOCAL ulong* li) {
     uint lid = get_local_id(0);
     lv[lid] = *v;
     li[lid] = *i;

@@ -8,8 +8,13 @@
 // integer sums wrap, NaN is the extreme of min/max and propagates, ties keep the
 // earlier value, and every run starts from the identity.
 
+#ifdef __OPENCL_VERSION__
+// Pointers into local memory. (CUDA builds these sources through kernels/cuda/opencl.cuh,
+// where declarations say __shared__ but pointers carry no address space.)
+#define LOCAL __local
 #if DTYPE == 5
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
 #endif
 
 #if DTYPE == 0

@@ -18,7 +18,9 @@ use std::str::FromStr;
 use rayon::prelude::*;
 
 use crate::graph::{Graph, Weights};
-use crate::tier::opencl::{self, OpenClTier};
+use crate::tier::cuda::CudaTier;
+use crate::tier::gpu::{self, Device, Gpu};
+use crate::tier::opencl::OpenClTier;
 use crate::{Error, Result};
 pub(crate) use prepare::DeviceKeys;
 use prepare::{Prepared, Priority, WeightKey};
@@ -195,6 +197,7 @@ macro_rules! with_weights {
 pub(crate) enum Solver<'a> {
     Cpu,
     OpenCl(&'a OpenClTier),
+    Cuda(&'a CudaTier),
 }
 
 /// The edges an MSF device kernel sees: endpoints and weight keys by position.
@@ -266,6 +269,28 @@ pub(crate) fn minimum_spanning_forest(
     })
 }
 
+/// Runs `algorithm` on a GPU tier; returns what [`solve_typed`] does.
+fn solve_on_gpu<D: Device, W: WeightKey>(
+    tier: &Gpu<D>,
+    ends: prepare::Endpoints<'_>,
+    weights: Option<&[W]>,
+    algorithm: Algorithm,
+) -> Result<(Vec<u64>, usize, Option<DeviceTimings>)> {
+    let m = ends.u.len();
+    let problem = DeviceProblem {
+        num_vertices: ends.num_vertices,
+        u: &ends.u,
+        v: &ends.v,
+        keys: prepare::device_keys(weights, ends.ids.as_deref(), m)?,
+    };
+    let (positions, timings) = gpu::msf::solve(tier, &problem, algorithm)?;
+    Ok((
+        chosen_ids(m, positions, ends.ids.as_deref()),
+        ends.num_vertices,
+        Some(timings),
+    ))
+}
+
 /// Picks the narrowest priority type and runs the algorithm; returns the forest's
 /// edge ids (ascending) and the vertex count.
 fn solve_typed<W: WeightKey>(
@@ -275,19 +300,12 @@ fn solve_typed<W: WeightKey>(
     solver: Solver<'_>,
 ) -> Result<(Vec<u64>, usize, Option<DeviceTimings>)> {
     let m = ends.u.len();
-    if let (Solver::OpenCl(tier), false) = (solver, algorithm == Algorithm::Kruskal) {
-        let problem = DeviceProblem {
-            num_vertices: ends.num_vertices,
-            u: &ends.u,
-            v: &ends.v,
-            keys: prepare::device_keys(weights, ends.ids.as_deref(), m)?,
-        };
-        let (positions, timings) = opencl::msf_solve(tier, &problem, algorithm)?;
-        return Ok((
-            chosen_ids(m, positions, ends.ids.as_deref()),
-            ends.num_vertices,
-            Some(timings),
-        ));
+    if algorithm != Algorithm::Kruskal {
+        match solver {
+            Solver::OpenCl(tier) => return solve_on_gpu(tier, ends, weights, algorithm),
+            Solver::Cuda(tier) => return solve_on_gpu(tier, ends, weights, algorithm),
+            Solver::Cpu => {}
+        }
     }
     // Strictly below 2^32 positions, so no packed priority can equal `Priority::NONE`.
     let (edges, n) = if (weights.is_none() || W::NARROW) && (m as u64) < 1 << 32 {

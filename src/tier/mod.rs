@@ -6,6 +6,8 @@
 //! dispatches each operation to the first one that implements it.
 
 pub(crate) mod cpu;
+pub(crate) mod cuda;
+pub(crate) mod gpu;
 pub(crate) mod opencl;
 pub mod probe;
 
@@ -74,6 +76,7 @@ pub enum Operation {
 pub(crate) enum Backend {
     Cpu(cpu::CpuTier),
     OpenCl(opencl::OpenClTier),
+    Cuda(cuda::CudaTier),
 }
 
 impl Backend {
@@ -81,15 +84,17 @@ impl Backend {
         match self {
             Backend::Cpu(_) => Tier::Cpu,
             Backend::OpenCl(_) => Tier::OpenCl,
+            Backend::Cuda(_) => Tier::Cuda,
         }
     }
 
     /// Whether this tier runs `op` on elements of `dtype` (None: no element type).
     pub(crate) fn supports(&self, _op: Operation, dtype: Option<DType>) -> bool {
         match self {
-            // Both tiers run every operation; OpenCL devices may lack f64.
+            // Every tier runs every operation; OpenCL devices may lack f64.
             Backend::Cpu(_) => true,
             Backend::OpenCl(cl) => dtype.map_or(true, |d| cl.supports_dtype(d)),
+            Backend::Cuda(cuda) => dtype.map_or(true, |d| cuda.supports_dtype(d)),
         }
     }
 
@@ -97,6 +102,7 @@ impl Backend {
         match self {
             Backend::Cpu(cpu) => cpu.device_name(),
             Backend::OpenCl(cl) => cl.device_name(),
+            Backend::Cuda(cuda) => cuda.device_name(),
         }
     }
 
@@ -104,6 +110,7 @@ impl Backend {
         match self {
             Backend::Cpu(cpu) => cpu.memory_bytes(),
             Backend::OpenCl(cl) => cl.memory_bytes(),
+            Backend::Cuda(cuda) => cuda.memory_bytes(),
         }
     }
 }
@@ -137,17 +144,11 @@ pub(crate) fn open(tier: Tier, settings: &OpenSettings) -> Result<Backend> {
         Tier::Cpu => Ok(Backend::Cpu(cpu::CpuTier::new(settings.cpu_threads)?)),
         Tier::Cuda => {
             gpu(&report.cuda, "CUDA")?;
-            Err(Error::backend_unavailable(format!(
-                "the CUDA tier is unavailable: {} but gpumst {} has no CUDA kernels yet",
-                report.cuda.summary(),
-                crate::VERSION
-            )))
+            Ok(Backend::Cuda(cuda::open(settings.device_index)?))
         }
         Tier::OpenCl => {
             gpu(&report.opencl, "OpenCL")?;
-            Ok(Backend::OpenCl(opencl::OpenClTier::open(
-                settings.device_index,
-            )?))
+            Ok(Backend::OpenCl(opencl::open(settings.device_index)?))
         }
         Tier::Auto => Err(Error::internal("tier::open called with Tier::Auto")),
     }
@@ -195,4 +196,30 @@ fn leave_to_cpu(tier: Tier, settings: &OpenSettings) -> Option<String> {
             crate::context::BACKEND_ENV
         )
     })
+}
+
+/// The devices of the GPU tiers, so that code generic over them finds their tier.
+pub(crate) trait GpuKind: gpu::Device {
+    const TIER: Tier;
+    fn of(backend: &Backend) -> Option<&gpu::Gpu<Self>>;
+}
+
+impl GpuKind for opencl::OpenClDevice {
+    const TIER: Tier = Tier::OpenCl;
+    fn of(backend: &Backend) -> Option<&opencl::OpenClTier> {
+        match backend {
+            Backend::OpenCl(tier) => Some(tier),
+            _ => None,
+        }
+    }
+}
+
+impl GpuKind for cuda::CudaDevice {
+    const TIER: Tier = Tier::Cuda;
+    fn of(backend: &Backend) -> Option<&cuda::CudaTier> {
+        match backend {
+            Backend::Cuda(tier) => Some(tier),
+            _ => None,
+        }
+    }
 }

@@ -197,9 +197,10 @@ fn query_cuda(lib: &libloading::Library, probe: &mut DriverProbe) -> Result<(), 
     type CuDeviceGet = unsafe extern "C" fn(*mut i32, i32) -> i32;
     type CuDeviceGetName = unsafe extern "C" fn(*mut c_char, i32, i32) -> i32;
     type CuDeviceTotalMem = unsafe extern "C" fn(*mut usize, i32) -> i32;
+    type CuDeviceGetAttribute = unsafe extern "C" fn(*mut i32, i32, i32) -> i32;
     // SAFETY: each type above is the prototype in the CUDA driver API's cuda.h
     // (CUresult is a C enum, i.e. int; CUdevice is int; size_t is usize).
-    let (init, version, count, get, name, total_mem) = unsafe {
+    let (init, version, count, get, name, total_mem, attribute) = unsafe {
         (
             symbol::<CuInit>(lib, "cuInit")?,
             symbol::<CuIntOut>(lib, "cuDriverGetVersion")?,
@@ -207,6 +208,7 @@ fn query_cuda(lib: &libloading::Library, probe: &mut DriverProbe) -> Result<(), 
             symbol::<CuDeviceGet>(lib, "cuDeviceGet")?,
             symbol::<CuDeviceGetName>(lib, "cuDeviceGetName")?,
             symbol::<CuDeviceTotalMem>(lib, "cuDeviceTotalMem_v2")?,
+            symbol::<CuDeviceGetAttribute>(lib, "cuDeviceGetAttribute")?,
         )
     };
     let check = |what: &str, code: i32| {
@@ -233,13 +235,24 @@ fn query_cuda(lib: &libloading::Library, probe: &mut DriverProbe) -> Result<(), 
         })?;
         let mut bytes = 0usize;
         check("cuDeviceTotalMem", unsafe { total_mem(&mut bytes, device) })?;
+        // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR / _MINOR.
+        let (mut major, mut minor) = (0i32, 0i32);
+        check("cuDeviceGetAttribute", unsafe {
+            attribute(&mut major, 75, device)
+        })?;
+        check("cuDeviceGetAttribute", unsafe {
+            attribute(&mut minor, 76, device)
+        })?;
+        let why_not = super::cuda::unusable(v, (major, minor));
+        let mut notes = vec![format!("compute capability {major}.{minor}")];
+        notes.extend(why_not.clone());
         probe.devices.push(ProbedDevice {
             name: c_buffer_to_string(&buf),
             kind: "gpu".into(),
             platform: None,
             memory_bytes: bytes as u64,
-            usable: false,
-            notes: vec![format!("gpumst {} has no CUDA kernels yet", crate::VERSION)],
+            usable: why_not.is_none(),
+            notes,
         });
     }
     if n == 0 {

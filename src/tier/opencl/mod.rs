@@ -2,15 +2,10 @@
 //! platform the system's ICD loader offers (opencl3 with its `dynamic` feature, so the
 //! library has no link-time dependency on libOpenCL).
 //!
-//! This module owns the device, its queue, the cache of built programs, buffer
-//! allocation and kernel launches; `primitives` and `msf` drive the kernels.
+//! This module owns the device and its queue, builds programs, allocates buffers and
+//! launches kernels; the primitives and MSF algorithms in `tier::gpu` drive them.
 
-mod msf;
-mod primitives;
-
-use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::{Arc, Mutex};
 
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context as ClContext;
@@ -20,11 +15,12 @@ use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
 use opencl3::types::{cl_device_type, cl_int, cl_mem, CL_BLOCKING};
 
+use super::gpu::{self, tuning, Arg, Gpu, Plain, ProgramKind, Settings};
 use super::probe;
-use crate::types::{DType, ScanOp};
 use crate::{Error, Result, Status};
 
-pub(crate) use msf::solve as msf_solve;
+/// The OpenCL tier: the shared GPU drivers on an OpenCL device.
+pub(crate) type OpenClTier = Gpu<OpenClDevice>;
 
 /// The kernel sources, embedded in the library.
 const TYPES_SOURCE: &str = include_str!("../../../kernels/opencl/types.cl");
@@ -43,17 +39,10 @@ pub(crate) const MEMORY_LIMIT_ENV: &str = "GPUMST_OPENCL_MEMORY_LIMIT";
 /// overrides it, rounded down to a power of two).
 const PREFERRED_GROUP: usize = 256;
 
-/// Tuning knobs read once: `GPUMST_OPENCL_TILE_BYTES` (bytes per work-item in a scan
-/// tile; default 128 where a work-group may use 48 KiB of local memory, else 32) and
-/// `GPUMST_OPENCL_GROUPS_PER_UNIT` (work-groups per compute unit for kernels that walk
-/// tiles, default 8).
-fn tuning(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&v| v > 0)
-        .unwrap_or(default)
-}
+// Tuning knobs: `GPUMST_OPENCL_TILE_BYTES` (bytes per work-item in a scan tile;
+// default 128 where a work-group may use 48 KiB of local memory, else 32) and
+// `GPUMST_OPENCL_GROUPS_PER_UNIT` (work-groups per compute unit for kernels that walk
+// tiles, default 8).
 
 /// Bytes per work-item in a scan tile: big tiles amortize the work-group scan (an H200
 /// scans 2^28 u32 in 0.86 ms with 128 bytes, 1.74 ms with 32), if local memory holds
@@ -70,15 +59,6 @@ pub(crate) const SCAN_ENV: &str = "GPUMST_OPENCL_SCAN";
 /// `GPUMST_OPENCL_SHUFFLE=0` turns off the warp-shuffle work-group scan on NVIDIA GPUs
 /// (for comparison; the portable Hillis-Steele scan runs instead).
 pub(crate) const SHUFFLE_ENV: &str = "GPUMST_OPENCL_SHUFFLE";
-
-/// Which program: the primitives for one (element type, operator), or the MSF kernels
-/// in one configuration.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub(crate) enum ProgramKind {
-    /// The bool: the scans read head flags (segmented).
-    Primitives(DType, ScanOp, bool),
-    Msf(msf::KernelConfig),
-}
 
 /// An OpenCL device found through the ICD loader, with what gpumst needs to know.
 pub(crate) struct DeviceEntry {
@@ -116,185 +96,208 @@ pub(crate) fn devices_in_preference_order() -> Result<Vec<DeviceEntry>> {
     Ok(entries)
 }
 
-/// An opened OpenCL device.
-pub(crate) struct OpenClTier {
+/// An opened OpenCL device and its in-order queue.
+pub(crate) struct OpenClDevice {
     context: ClContext,
     queue: CommandQueue,
+    /// For messages.
     name: String,
-    global_memory: u64,
-    max_allocation: u64,
-    compute_units: usize,
-    group_size: usize,
-    /// `cl_khr_int64_base_atomics` and `cl_khr_int64_extended_atomics` (64-bit atom_min).
-    int64_atomics: bool,
-    tile_bytes: usize,
-    /// Whether 4-byte scans run in a single pass (see primitives.cl).
-    single_pass_scan: bool,
-    /// `cl_khr_fp64` (f64 elements).
-    fp64: bool,
     /// Work-group scans use warp shuffles through inline PTX (NVIDIA GPUs only).
     nv_shuffle: bool,
-    programs: Mutex<HashMap<ProgramKind, Arc<Program>>>,
 }
 
-impl OpenClTier {
-    /// Opens the `index`-th usable device in preference order.
-    pub(crate) fn open(index: u32) -> Result<Self> {
-        let entries = devices_in_preference_order()?;
-        if entries.is_empty() {
-            return Err(Error::backend_unavailable(
-                "the OpenCL tier is unavailable: the ICD loader lists no devices",
-            ));
-        }
-        // The probe judged each device, listing them in this same order.
-        let probed = &probe::report().opencl.devices;
-        if probed.len() != entries.len() {
-            return Err(Error::backend_unavailable(format!(
-                "the OpenCL platforms changed while running: the probe saw {} device(s), now {}",
-                probed.len(),
-                entries.len()
-            )));
-        }
-        let usable: Vec<&DeviceEntry> = entries
+/// Opens the `index`-th usable device in preference order.
+pub(crate) fn open(index: u32) -> Result<OpenClTier> {
+    let entries = devices_in_preference_order()?;
+    if entries.is_empty() {
+        return Err(Error::backend_unavailable(
+            "the OpenCL tier is unavailable: the ICD loader lists no devices",
+        ));
+    }
+    // The probe judged each device, listing them in this same order.
+    let probed = &probe::report().opencl.devices;
+    if probed.len() != entries.len() {
+        return Err(Error::backend_unavailable(format!(
+            "the OpenCL platforms changed while running: the probe saw {} device(s), now {}",
+            probed.len(),
+            entries.len()
+        )));
+    }
+    let usable: Vec<&DeviceEntry> = entries
+        .iter()
+        .zip(probed)
+        .filter(|(_, p)| p.usable)
+        .map(|(e, _)| e)
+        .collect();
+    let Some(entry) = usable.get(index as usize) else {
+        return Err(Error::invalid_argument(format!(
+            "OpenCL device index {index} is out of range: {} of {} device(s) are usable (see gpumst info)",
+            usable.len(),
+            entries.len()
+        )));
+    };
+    let device = entry.device;
+    let fail = |what: &str, e: opencl3::error_codes::ClError| {
+        Error::new(
+            status_of(e.0),
+            format!("OpenCL {what} failed on '{}': {e}", entry.platform),
+        )
+    };
+    let context = ClContext::from_device(&device).map_err(|e| fail("clCreateContext", e))?;
+    #[allow(deprecated)] // clCreateCommandQueue is the OpenCL 1.2 entry point.
+    let queue =
+        CommandQueue::create_default(&context, 0).map_err(|e| fail("clCreateCommandQueue", e))?;
+    let extensions = device.extensions().unwrap_or_default();
+    let limit = gpu::memory_limit(MEMORY_LIMIT_ENV)?;
+    let has = |ext: &str| extensions.split_whitespace().any(|x| x == ext);
+    let max_group = device.max_work_group_size().unwrap_or(1).max(1);
+    let group_size =
+        prev_power_of_two(tuning("GPUMST_OPENCL_GROUP_SIZE", PREFERRED_GROUP).min(max_group));
+    let name = format!(
+        "{} ({}, {})",
+        device.name().unwrap_or_default().trim(),
+        entry.platform.trim(),
+        device.version().unwrap_or_default().trim()
+    );
+    let int64_atomics = has("cl_khr_int64_base_atomics");
+    // Work-groups keep running once started on NVIDIA and AMD GPUs; nothing says
+    // so elsewhere (CPU devices, other vendors), where the scan must not rely on it.
+    let forward_progress = probe::opencl_kind(entry.kind) == "gpu"
+        && ["NVIDIA", "AMD", "Advanced Micro Devices"]
             .iter()
-            .zip(probed)
-            .filter(|(_, p)| p.usable)
-            .map(|(e, _)| e)
-            .collect();
-        let Some(entry) = usable.get(index as usize) else {
-            return Err(Error::invalid_argument(format!(
-                "OpenCL device index {index} is out of range: {} of {} device(s) are usable (see gpumst info)",
-                usable.len(),
-                entries.len()
-            )));
+            .any(|v| entry.platform.contains(v));
+    // NVIDIA's compiler takes inline PTX; its warps are 32 consecutive work-items.
+    let nv_shuffle = probe::opencl_kind(entry.kind) == "gpu"
+        && entry.platform.contains("NVIDIA")
+        && group_size % 32 == 0
+        && group_size <= 1024
+        && std::env::var(SHUFFLE_ENV).map_or(true, |v| v.trim() != "0");
+    let single_pass_scan = int64_atomics
+        && match std::env::var(SCAN_ENV).as_deref().map(str::trim) {
+            Ok("single-pass") => true,
+            Ok("reduce-then-scan") => false,
+            Ok(other) => {
+                return Err(Error::invalid_argument(format!(
+                    "{SCAN_ENV}='{other}': expected single-pass or reduce-then-scan"
+                )))
+            }
+            Err(_) => forward_progress,
         };
-        let device = entry.device;
-        let fail = |what: &str, e: opencl3::error_codes::ClError| {
-            Error::new(
-                status_of(e.0),
-                format!("OpenCL {what} failed on '{}': {e}", entry.platform),
+    let settings = Settings {
+        name: name.clone(),
+        global_memory: device.global_mem_size().unwrap_or(0).min(limit),
+        max_allocation: device.max_mem_alloc_size().unwrap_or(0).min(limit),
+        compute_units: device.max_compute_units().unwrap_or(1).max(1) as usize,
+        group_size,
+        tile_bytes: [tile_bytes(device.local_mem_size().unwrap_or(0)); 6],
+        int64_atomics: has("cl_khr_int64_base_atomics")
+            && has("cl_khr_int64_extended_atomics")
+            && std::env::var(ATOMICS_ENV).map_or(true, |v| v.trim() != "32"),
+        single_pass_scan,
+        fp64: has("cl_khr_fp64"),
+        groups_per_unit: tuning("GPUMST_OPENCL_GROUPS_PER_UNIT", 8),
+    };
+    let device = OpenClDevice {
+        context,
+        queue,
+        name,
+        nv_shuffle,
+    };
+    Ok(Gpu::new(device, settings))
+}
+
+impl OpenClDevice {
+    fn cl_error(&self, what: &str, e: opencl3::error_codes::ClError) -> Error {
+        Error::new(
+            status_of(e.0),
+            format!("OpenCL {what} failed on {}: {e}", self.name),
+        )
+    }
+}
+
+impl gpu::Device for OpenClDevice {
+    type Memory = Buffer<u8>;
+    type Handle = cl_mem;
+    type Program = Program;
+
+    fn alloc(&self, bytes: usize) -> Result<Buffer<u8>> {
+        // SAFETY: no host pointer is passed (null with flags that do not use one).
+        unsafe {
+            Buffer::<u8>::create(
+                &self.context,
+                CL_MEM_READ_WRITE,
+                bytes.max(1),
+                std::ptr::null_mut::<c_void>(),
             )
-        };
-        let context = ClContext::from_device(&device).map_err(|e| fail("clCreateContext", e))?;
-        #[allow(deprecated)] // clCreateCommandQueue is the OpenCL 1.2 entry point.
-        let queue = CommandQueue::create_default(&context, 0)
-            .map_err(|e| fail("clCreateCommandQueue", e))?;
-        let extensions = device.extensions().unwrap_or_default();
-        let limit = match std::env::var(MEMORY_LIMIT_ENV) {
-            Ok(text) => text.trim().parse::<u64>().map_err(|_| {
-                Error::invalid_argument(format!(
-                    "{MEMORY_LIMIT_ENV}='{text}' is not a number of bytes"
-                ))
-            })?,
-            Err(_) => u64::MAX,
-        };
-        let has = |ext: &str| extensions.split_whitespace().any(|x| x == ext);
-        let max_group = device.max_work_group_size().unwrap_or(1).max(1);
-        let group_size =
-            prev_power_of_two(tuning("GPUMST_OPENCL_GROUP_SIZE", PREFERRED_GROUP).min(max_group));
-        let name = format!(
-            "{} ({}, {})",
-            device.name().unwrap_or_default().trim(),
-            entry.platform.trim(),
-            device.version().unwrap_or_default().trim()
-        );
-        let int64_atomics = has("cl_khr_int64_base_atomics");
-        // Work-groups keep running once started on NVIDIA and AMD GPUs; nothing says
-        // so elsewhere (CPU devices, other vendors), where the scan must not rely on it.
-        let forward_progress = probe::opencl_kind(entry.kind) == "gpu"
-            && ["NVIDIA", "AMD", "Advanced Micro Devices"]
-                .iter()
-                .any(|v| entry.platform.contains(v));
-        // NVIDIA's compiler takes inline PTX; its warps are 32 consecutive work-items.
-        let nv_shuffle = probe::opencl_kind(entry.kind) == "gpu"
-            && entry.platform.contains("NVIDIA")
-            && group_size % 32 == 0
-            && group_size <= 1024
-            && std::env::var(SHUFFLE_ENV).map_or(true, |v| v.trim() != "0");
-        let single_pass_scan = int64_atomics
-            && match std::env::var(SCAN_ENV).as_deref().map(str::trim) {
-                Ok("single-pass") => true,
-                Ok("reduce-then-scan") => false,
-                Ok(other) => {
-                    return Err(Error::invalid_argument(format!(
-                        "{SCAN_ENV}='{other}': expected single-pass or reduce-then-scan"
-                    )))
-                }
-                Err(_) => forward_progress,
-            };
-        Ok(OpenClTier {
-            tile_bytes: tile_bytes(device.local_mem_size().unwrap_or(0)),
-            single_pass_scan,
-            context,
-            queue,
-            name,
-            global_memory: device.global_mem_size().unwrap_or(0).min(limit),
-            max_allocation: device.max_mem_alloc_size().unwrap_or(0).min(limit),
-            compute_units: device.max_compute_units().unwrap_or(1).max(1) as usize,
-            group_size,
-            int64_atomics: has("cl_khr_int64_base_atomics")
-                && has("cl_khr_int64_extended_atomics")
-                && std::env::var(ATOMICS_ENV).map_or(true, |v| v.trim() != "32"),
-            fp64: has("cl_khr_fp64"),
-            nv_shuffle,
-            programs: Mutex::new(HashMap::new()),
-        })
-    }
-
-    pub(crate) fn device_name(&self) -> String {
-        self.name.clone()
-    }
-
-    pub(crate) fn memory_bytes(&self) -> u64 {
-        self.global_memory
-    }
-
-    /// Elements per work-item in a scan tile of `dtype`.
-    fn tile_items(&self, dtype: DType) -> usize {
-        (self.tile_bytes / dtype.size()).max(1)
-    }
-
-    /// Whether scans of `dtype` take the single pass.
-    fn single_pass(&self, dtype: DType) -> bool {
-        self.single_pass_scan && dtype.size() == 4
-    }
-
-    pub(crate) fn supports_dtype(&self, dtype: DType) -> bool {
-        dtype != DType::F64 || self.fp64
-    }
-
-    /// Work-groups that keep every compute unit busy, for kernels that walk tiles.
-    fn resident_groups(&self) -> usize {
-        static PER_UNIT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-        self.compute_units * *PER_UNIT.get_or_init(|| tuning("GPUMST_OPENCL_GROUPS_PER_UNIT", 8))
-    }
-
-    /// The built program, compiling it on first use (once per context).
-    fn program(&self, kind: ProgramKind) -> Result<Arc<Program>> {
-        let mut cache = self
-            .programs
-            .lock()
-            .map_err(|_| Error::internal("the OpenCL program cache was poisoned by a panic"))?;
-        if let Some(program) = cache.get(&kind) {
-            return Ok(program.clone());
         }
+        .map_err(|e| self.cl_error("clCreateBuffer", e))
+    }
+
+    fn handle(memory: &Buffer<u8>) -> cl_mem {
+        memory.get()
+    }
+
+    fn write(&self, memory: &mut Buffer<u8>, offset: usize, data: &[u8]) -> Result<()> {
+        // SAFETY: the write is blocking, so `data` outlives the transfer; the caller
+        // keeps offset + data.len() inside the buffer.
+        unsafe {
+            self.queue
+                .enqueue_write_buffer(memory, CL_BLOCKING, offset, data, &[])
+        }
+        .map_err(|e| self.cl_error("clEnqueueWriteBuffer", e))?;
+        Ok(())
+    }
+
+    fn read(&self, memory: &Buffer<u8>, offset: usize, out: &mut [u8]) -> Result<()> {
+        // SAFETY: the read is blocking, so `out` is written before we return; the
+        // caller keeps offset + out.len() inside the buffer.
+        unsafe {
+            self.queue
+                .enqueue_read_buffer(memory, CL_BLOCKING, offset, out, &[])
+        }
+        .map_err(|e| self.cl_error("clEnqueueReadBuffer", e))?;
+        Ok(())
+    }
+
+    fn fill<T: Plain>(&self, memory: &mut Buffer<u8>, value: T, count: usize) -> Result<()> {
+        let pattern = gpu::bytes_of(std::slice::from_ref(&value));
+        // SAFETY: the pattern is copied by the driver at enqueue time; the caller keeps
+        // the range inside the buffer.
+        unsafe {
+            self.queue.enqueue_fill_buffer(
+                memory,
+                pattern,
+                0,
+                count * std::mem::size_of::<T>(),
+                &[],
+            )
+        }
+        .map_err(|e| self.cl_error("clEnqueueFillBuffer", e))?;
+        Ok(())
+    }
+
+    fn copy(&self, source: &Buffer<u8>, target: &mut Buffer<u8>, bytes: usize) -> Result<()> {
+        // SAFETY: the caller passes buffers of at least `bytes` bytes each.
+        unsafe {
+            self.queue
+                .enqueue_copy_buffer(source, target, 0, 0, bytes, &[])
+        }
+        .map_err(|e| self.cl_error("clEnqueueCopyBuffer", e))?;
+        Ok(())
+    }
+
+    fn build(&self, kind: ProgramKind, settings: &Settings) -> Result<Program> {
         let mut items = 8;
         let (body, defines, what) = match kind {
             ProgramKind::Primitives(dtype, op, segmented) => {
-                if !self.supports_dtype(dtype) {
-                    return Err(Error::backend_unavailable(format!(
-                        "{} lacks cl_khr_fp64, so it cannot run f64 primitives",
-                        self.name
-                    )));
-                }
-                items = self.tile_items(dtype);
+                items = (settings.tile_bytes[dtype as usize] / dtype.size()).max(1);
                 (
                     PRIMITIVES_SOURCE,
                     format!(
                         "-DDTYPE={} -DSCAN_OP={} -DSINGLE_PASS={} -DSEGMENTED={} -DNV_SHUFFLE={}",
                         dtype as u32,
                         op as u32,
-                        self.single_pass(dtype) as u8,
+                        (settings.single_pass_scan && dtype.size() == 4) as u8,
                         segmented as u8,
                         self.nv_shuffle as u8
                     ),
@@ -306,143 +309,27 @@ impl OpenClTier {
         let source = format!("{TYPES_SOURCE}\n{body}");
         let options = format!(
             "-cl-std=CL1.2 -DWG={} -DITEMS={items} {defines}",
-            self.group_size
+            settings.group_size
         );
-        let program = Program::create_and_build_from_source(&self.context, &source, &options)
-            .map_err(|log| {
-                Error::new(
-                    Status::DeviceError,
-                    format!(
-                        "building the OpenCL {what} for {} with '{options}' failed:\n{log}",
-                        self.name
-                    ),
-                )
-            })?;
-        let program = Arc::new(program);
-        cache.insert(kind, program.clone());
-        Ok(program)
-    }
-
-    /// A zero-length-safe device buffer of `len` elements (contents undefined).
-    fn alloc<T>(&self, len: usize) -> Result<DeviceBuffer<T>> {
-        let bytes = (len.max(1) as u64).saturating_mul(std::mem::size_of::<T>() as u64);
-        if bytes > self.max_allocation {
-            return Err(Error::new(
-                Status::OutOfMemory,
+        Program::create_and_build_from_source(&self.context, &source, &options).map_err(|log| {
+            Error::new(
+                Status::DeviceError,
                 format!(
-                    "a device buffer of {bytes} bytes exceeds the largest allocation {} allows ({} bytes)",
-                    self.name, self.max_allocation
+                    "building the OpenCL {what} for {} with '{options}' failed:\n{log}",
+                    self.name
                 ),
-            ));
-        }
-        // SAFETY: no host pointer is passed (null with flags that do not use one), and
-        // the count times size_of::<T>() is the byte size checked above.
-        let buffer = unsafe {
-            Buffer::<T>::create(
-                &self.context,
-                CL_MEM_READ_WRITE,
-                len.max(1),
-                std::ptr::null_mut::<c_void>(),
             )
-        }
-        .map_err(|e| self.cl_error("clCreateBuffer", e))?;
-        Ok(DeviceBuffer {
-            buffer,
-            len,
-            capacity: len,
         })
     }
 
-    /// A device copy of `data`.
-    fn upload<T: Copy>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
-        let mut buffer = self.alloc::<T>(data.len())?;
-        self.write(&mut buffer, data)?;
-        Ok(buffer)
-    }
-
-    fn write<T: Copy>(&self, buffer: &mut DeviceBuffer<T>, data: &[T]) -> Result<()> {
-        if data.is_empty() {
-            return Ok(());
-        }
-        debug_assert!(data.len() <= buffer.len);
-        // SAFETY: the write is blocking, so `data` outlives the transfer, and the
-        // buffer holds at least data.len() elements of T.
-        unsafe {
-            self.queue
-                .enqueue_write_buffer(&mut buffer.buffer, CL_BLOCKING, 0, data, &[])
-        }
-        .map_err(|e| self.cl_error("clEnqueueWriteBuffer", e))?;
-        Ok(())
-    }
-
-    /// Copies the first `out.len()` elements of `buffer` into `out` (blocking).
-    fn read<T: Copy>(&self, buffer: &DeviceBuffer<T>, out: &mut [T]) -> Result<()> {
-        if out.is_empty() {
-            return Ok(());
-        }
-        debug_assert!(out.len() <= buffer.len);
-        // SAFETY: the read is blocking, so `out` is written before we return, and the
-        // buffer holds at least out.len() elements of T.
-        unsafe {
-            self.queue
-                .enqueue_read_buffer(&buffer.buffer, CL_BLOCKING, 0, out, &[])
-        }
-        .map_err(|e| self.cl_error("clEnqueueReadBuffer", e))?;
-        Ok(())
-    }
-
-    fn read_one<T: Copy + Default>(&self, buffer: &DeviceBuffer<T>, index: usize) -> Result<T> {
-        let mut value = [T::default()];
-        // SAFETY: blocking read of one element at `index` < buffer.len.
-        assert!(index < buffer.len.max(1));
-        unsafe {
-            self.queue.enqueue_read_buffer(
-                &buffer.buffer,
-                CL_BLOCKING,
-                index * std::mem::size_of::<T>(),
-                &mut value,
-                &[],
-            )
-        }
-        .map_err(|e| self.cl_error("clEnqueueReadBuffer", e))?;
-        Ok(value[0])
-    }
-
-    /// Sets the first `len` elements of `buffer` to `value`.
-    fn fill<T: Copy>(&self, buffer: &mut DeviceBuffer<T>, value: T, len: usize) -> Result<()> {
-        if len == 0 {
-            return Ok(());
-        }
-        debug_assert!(len <= buffer.len);
-        // SAFETY: the pattern is one T, copied by the driver at enqueue time; the
-        // range lies inside the buffer.
-        unsafe {
-            self.queue.enqueue_fill_buffer(
-                &mut buffer.buffer,
-                &[value],
-                0,
-                len * std::mem::size_of::<T>(),
-                &[],
-            )
-        }
-        .map_err(|e| self.cl_error("clEnqueueFillBuffer", e))?;
-        Ok(())
-    }
-
-    /// Enqueues `name` from `program` over `items` work-items (rounded up to whole
-    /// groups of `group` work-items, or of the tier's group size when 0).
     fn launch(
         &self,
         program: &Program,
         name: &str,
-        items: usize,
+        groups: usize,
         group: usize,
-        args: &[Arg],
+        args: &[Arg<Self>],
     ) -> Result<()> {
-        if items == 0 {
-            return Ok(());
-        }
-        let group = if group == 0 { self.group_size } else { group };
         let kernel = Kernel::create(program, name).map_err(|e| self.cl_error(name, e))?;
         for (index, arg) in args.iter().enumerate() {
             let index = index as u32;
@@ -458,7 +345,6 @@ impl OpenClTier {
             };
             set.map_err(|e| self.cl_error(&format!("clSetKernelArg({name}, {index})"), e))?;
         }
-        let global = items.div_ceil(group) * group;
         // SAFETY: every argument was set above and the buffers they name are alive
         // until the queue finishes (callers keep them until a blocking read or finish).
         unsafe {
@@ -466,7 +352,7 @@ impl OpenClTier {
                 kernel.get(),
                 1,
                 std::ptr::null(),
-                [global].as_ptr(),
+                [groups * group].as_ptr(),
                 [group].as_ptr(),
                 &[],
             )
@@ -475,29 +361,10 @@ impl OpenClTier {
         Ok(())
     }
 
-    pub(crate) fn upload_buffer<T: Copy>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
-        self.upload(data)
-    }
-
-    pub(crate) fn download_buffer<T: Copy>(
-        &self,
-        buffer: &DeviceBuffer<T>,
-        out: &mut [T],
-    ) -> Result<()> {
-        self.read(buffer, out)
-    }
-
     fn finish(&self) -> Result<()> {
         self.queue
             .finish()
             .map_err(|e| self.cl_error("clFinish", e))
-    }
-
-    fn cl_error(&self, what: &str, e: opencl3::error_codes::ClError) -> Error {
-        Error::new(
-            status_of(e.0),
-            format!("OpenCL {what} failed on {}: {e}", self.name),
-        )
     }
 }
 
@@ -516,39 +383,4 @@ fn status_of(code: cl_int) -> Status {
 
 fn prev_power_of_two(x: usize) -> usize {
     1 << (usize::BITS - 1 - x.max(1).leading_zeros())
-}
-
-/// A kernel argument.
-#[derive(Clone, Copy)]
-pub(crate) enum Arg {
-    Mem(cl_mem),
-    U32(u32),
-    U64(u64),
-}
-
-/// A device array of `len` elements, released when dropped (on every path).
-pub(crate) struct DeviceBuffer<T> {
-    buffer: Buffer<T>,
-    len: usize,
-    capacity: usize,
-}
-
-impl<T> DeviceBuffer<T> {
-    pub(crate) fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Uses the first `len` elements (at most the allocated count) from now on.
-    fn set_len(&mut self, len: usize) {
-        assert!(
-            len <= self.capacity,
-            "device buffer of {} elements cannot hold {len}",
-            self.capacity
-        );
-        self.len = len;
-    }
-
-    fn arg(&self) -> Arg {
-        Arg::Mem(self.buffer.get())
-    }
 }

@@ -1,4 +1,5 @@
-//! Minimum spanning forests on the OpenCL device (kernels in `kernels/opencl/msf.cl`).
+//! Minimum spanning forests on a GPU tier (kernels in `kernels/opencl/msf.cl`, built for
+//! CUDA through `kernels/cuda/msf.cu`).
 //!
 //! - `auto`: edge-centric Borůvka on a worklist of edges, with union-find hooking by
 //!   compare-and-swap: each round finds every tree's lightest edge by atomic minima,
@@ -11,7 +12,7 @@
 
 use rayon::prelude::*;
 
-use super::{Arg, DeviceBuffer, OpenClTier, ProgramKind};
+use super::{Arg, Device, DeviceBuffer, Gpu, ProgramKind};
 use crate::msf::{Algorithm, DeviceKeys, DeviceProblem, DeviceTimings};
 use crate::types::{ScanKind, ScanOp};
 use crate::{Error, Result, Status};
@@ -33,6 +34,16 @@ impl KernelConfig {
         )
     }
 
+    /// The CUDA bundle's module for this configuration (CUDA always has 64-bit atomics).
+    pub(crate) fn cuda_module(&self) -> Result<String> {
+        if !self.atom64 {
+            return Err(Error::internal(
+                "the CUDA MSF kernels always use 64-bit atomics",
+            ));
+        }
+        Ok(format!("msf_k{}", self.keys))
+    }
+
     /// Atomic-min passes needed to find the lightest edge (one per key word).
     fn passes(&self) -> u32 {
         match (self.keys, self.atom64) {
@@ -46,15 +57,15 @@ impl KernelConfig {
 const NO_EDGE: u32 = u32::MAX;
 
 /// Per-vertex minima buffers (see BEST_PARAMS in msf.cl); unused ones are 1 element.
-struct Best {
-    wide: DeviceBuffer<u64>,
-    hi: DeviceBuffer<u32>,
-    lo: DeviceBuffer<u32>,
-    pos: DeviceBuffer<u32>,
+struct Best<D: Device> {
+    wide: DeviceBuffer<D, u64>,
+    hi: DeviceBuffer<D, u32>,
+    lo: DeviceBuffer<D, u32>,
+    pos: DeviceBuffer<D, u32>,
 }
 
-impl Best {
-    fn new(tier: &OpenClTier, config: KernelConfig, n: usize) -> Result<Self> {
+impl<D: Device> Best<D> {
+    fn new(tier: &Gpu<D>, config: KernelConfig, n: usize) -> Result<Self> {
         let wide_len = if config.atom64 && config.keys > 0 {
             n
         } else {
@@ -85,7 +96,7 @@ impl Best {
 
     /// Resets the first `n` vertices of the buffers in use to "nothing offered"
     /// (unused ones are placeholders of one element).
-    fn reset(&mut self, tier: &OpenClTier, n: usize) -> Result<()> {
+    fn reset(&mut self, tier: &Gpu<D>, n: usize) -> Result<()> {
         let in_use = |len: usize| if n > 1 && len == 1 { 0 } else { n.min(len) };
         for buffer in [&mut self.hi, &mut self.lo, &mut self.pos] {
             let len = in_use(buffer.len());
@@ -95,7 +106,7 @@ impl Best {
         tier.fill(&mut self.wide, u64::MAX, len)
     }
 
-    fn args(&self) -> [Arg; 4] {
+    fn args(&self) -> [Arg<D>; 4] {
         [
             self.wide.arg(),
             self.hi.arg(),
@@ -108,8 +119,8 @@ impl Best {
 /// Runs `algorithm` on the device; returns, per edge position, whether it is in the
 /// forest, and where the time went. Kruskal never reaches here (it is the host
 /// reference).
-pub(crate) fn solve(
-    tier: &OpenClTier,
+pub(crate) fn solve<D: Device>(
+    tier: &Gpu<D>,
     problem: &DeviceProblem<'_>,
     algorithm: Algorithm,
 ) -> Result<(Vec<bool>, DeviceTimings)> {
@@ -143,7 +154,7 @@ pub(crate) fn solve(
     };
     let config = KernelConfig {
         keys: keys_kind,
-        atom64: tier.int64_atomics,
+        atom64: tier.settings.int64_atomics,
     };
     check_capacity(tier, algorithm, n, m, key_bytes)?;
     let program = tier.program(ProgramKind::Msf(config))?;
@@ -215,8 +226,8 @@ fn light_threshold(problem: &DeviceProblem<'_>, n: usize) -> Option<u64> {
 }
 
 /// Refuses graphs whose working set cannot fit the device, before allocating.
-fn check_capacity(
-    tier: &OpenClTier,
+fn check_capacity<D: Device>(
+    tier: &Gpu<D>,
     algorithm: Algorithm,
     n: usize,
     m: usize,
@@ -244,26 +255,26 @@ fn check_capacity(
             0
         };
     let needed = (m as u64) * per_edge as u64 + (n as u64) * per_vertex as u64;
-    if needed > tier.global_memory {
+    if needed > tier.settings.global_memory {
         return Err(Error::new(
             Status::OutOfMemory,
             format!(
                 "this graph ({n} vertices, {m} edges) needs about {needed} bytes of device memory for {algorithm}; {} has {}",
-                tier.name, tier.global_memory
+                tier.settings.name, tier.settings.global_memory
             ),
         ));
     }
     Ok(())
 }
 
-enum KeyBuffer {
-    None(DeviceBuffer<u32>),
-    Narrow(DeviceBuffer<u32>),
-    Wide(DeviceBuffer<u64>),
+enum KeyBuffer<D: Device> {
+    None(DeviceBuffer<D, u32>),
+    Narrow(DeviceBuffer<D, u32>),
+    Wide(DeviceBuffer<D, u64>),
 }
 
-impl KeyBuffer {
-    fn arg(&self) -> Arg {
+impl<D: Device> KeyBuffer<D> {
+    fn arg(&self) -> Arg<D> {
         match self {
             KeyBuffer::None(b) | KeyBuffer::Narrow(b) => b.arg(),
             KeyBuffer::Wide(b) => b.arg(),
@@ -272,18 +283,18 @@ impl KeyBuffer {
 }
 
 /// What every round's launches share.
-struct Run<'a> {
-    tier: &'a OpenClTier,
-    program: &'a opencl3::program::Program,
+struct Run<'a, D: Device> {
+    tier: &'a Gpu<D>,
+    program: &'a D::Program,
     config: KernelConfig,
-    eu: &'a DeviceBuffer<u32>,
-    ev: &'a DeviceBuffer<u32>,
-    keys: Arg,
-    in_forest: &'a DeviceBuffer<u8>,
+    eu: &'a DeviceBuffer<D, u32>,
+    ev: &'a DeviceBuffer<D, u32>,
+    keys: Arg<D>,
+    in_forest: &'a DeviceBuffer<D, u8>,
 }
 
-impl Run<'_> {
-    fn launch(&self, name: &str, items: usize, args: &[Arg]) -> Result<()> {
+impl<D: Device> Run<'_, D> {
+    fn launch(&self, name: &str, items: usize, args: &[Arg<D>]) -> Result<()> {
         self.tier.launch(self.program, name, items, 0, args)
     }
 
@@ -294,8 +305,8 @@ impl Run<'_> {
         &self,
         n: usize,
         m: usize,
-        best: &mut Best,
-        parent: &DeviceBuffer<u32>,
+        best: &mut Best<D>,
+        parent: &DeviceBuffer<D, u32>,
         threshold: u64,
     ) -> Result<()> {
         let tier = self.tier;
@@ -382,9 +393,9 @@ impl Run<'_> {
     /// (an exclusive scan of root flags into `new_id`); returns the number of roots.
     fn merge_and_renumber(
         &self,
-        successor: &DeviceBuffer<u32>,
-        new_id: &mut DeviceBuffer<u32>,
-        scratch: &mut DeviceBuffer<u32>,
+        successor: &DeviceBuffer<D, u32>,
+        new_id: &mut DeviceBuffer<D, u32>,
+        scratch: &mut DeviceBuffer<D, u32>,
         vertices: usize,
     ) -> Result<usize> {
         let tier = self.tier;
@@ -411,9 +422,9 @@ impl Run<'_> {
     }
 
     /// Vasconcellos, Cáceres et al.'s strut algorithm (`strut`).
-    fn strut(&self, n: usize, m: usize, best: &mut Best) -> Result<()> {
+    fn strut(&self, n: usize, m: usize, best: &mut Best<D>) -> Result<()> {
         let tier = self.tier;
-        let links = |tier: &OpenClTier| -> Result<[DeviceBuffer<u32>; 3]> {
+        let links = |tier: &Gpu<D>| -> Result<[DeviceBuffer<D, u32>; 3]> {
             Ok([tier.alloc(m)?, tier.alloc(m)?, tier.alloc(m)?])
         };
         let (mut link, mut next) = (links(tier)?, links(tier)?);
@@ -502,10 +513,10 @@ impl Run<'_> {
         tier.fill(&mut cand_pos, NO_EDGE, n)?;
         let mut in_tree = tier.alloc::<u8>(n)?;
         tier.fill(&mut in_tree, 0, n)?;
-        let blocks = n.div_ceil(tier.group_size);
+        let blocks = n.div_ceil(tier.settings.group_size);
         let mut block_best = tier.alloc::<u32>(blocks)?;
         tier.fill(&mut block_best, NO_EDGE, blocks)?;
-        let group = tier.group_size;
+        let group = tier.settings.group_size;
         tier.launch(
             self.program,
             "prim_grow",
@@ -538,7 +549,7 @@ impl Run<'_> {
     fn vineet_boruvka(&self, n: usize, m: usize) -> Result<()> {
         let tier = self.tier;
         let entries_len = 2 * m;
-        let entry_lists = || -> Result<[DeviceBuffer<u32>; 3]> {
+        let entry_lists = || -> Result<[DeviceBuffer<D, u32>; 3]> {
             Ok([
                 tier.alloc(entries_len)?,
                 tier.alloc(entries_len)?,
@@ -673,11 +684,11 @@ impl Run<'_> {
     /// Returns the number of entries.
     fn first_grouping(
         &self,
-        list: &[DeviceBuffer<u32>; 3],
-        out: &[DeviceBuffer<u32>; 3],
+        list: &[DeviceBuffer<D, u32>; 3],
+        out: &[DeviceBuffer<D, u32>; 3],
         n: usize,
         m: usize,
-        offsets: &mut DeviceBuffer<u32>,
+        offsets: &mut DeviceBuffer<D, u32>,
     ) -> Result<usize> {
         let tier = self.tier;
         let [src, tgt, pos] = [list[0].arg(), list[1].arg(), list[2].arg()];

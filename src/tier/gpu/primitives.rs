@@ -1,7 +1,8 @@
-//! Scans and arg-reductions on the OpenCL device (kernels in
-//! `kernels/opencl/primitives.cl`), on resident buffers and from host slices.
+//! Scans and arg-reductions on a GPU tier (kernels in `kernels/opencl/primitives.cl`,
+//! built for CUDA through `kernels/cuda/primitives.cu`), on resident buffers and from
+//! host slices.
 
-use super::{Arg, DeviceBuffer, OpenClTier, ProgramKind};
+use super::{Arg, Device, DeviceBuffer, Gpu, ProgramKind};
 use crate::context::Segments;
 use crate::types::{Element, Extreme, ScanKind, ScanOp, EMPTY_SEGMENT};
 use crate::Result;
@@ -9,9 +10,9 @@ use crate::Result;
 /// Segments longer than this on average get a work-group each; shorter ones a work-item.
 const ITEMS_PER_SEGMENT_FOR_GROUPS: usize = 64;
 
-impl OpenClTier {
+impl<D: Device> Gpu<D> {
     fn tile_len<T: Element>(&self) -> usize {
-        self.group_size * self.tile_items(T::DTYPE)
+        self.settings.group_size * self.tile_items(T::DTYPE)
     }
 
     /// Splits `n` elements into at most `resident_groups` contiguous ranges of whole
@@ -27,8 +28,8 @@ impl OpenClTier {
     /// starts a segment) makes it a segmented scan.
     pub(crate) fn scan_resident<T: Element>(
         &self,
-        data: &mut DeviceBuffer<T>,
-        flags: Option<&DeviceBuffer<u8>>,
+        data: &mut DeviceBuffer<D, T>,
+        flags: Option<&DeviceBuffer<D, u8>>,
         op: ScanOp,
         kind: ScanKind,
     ) -> Result<()> {
@@ -55,7 +56,7 @@ impl OpenClTier {
             Arg::U64(n as u64),
             Arg::U64(group_len as u64),
         ];
-        let group = self.group_size;
+        let group = self.settings.group_size;
         let mut args = common.to_vec();
         args.extend([part_v.arg(), part_f.arg()]);
         self.launch(&program, "scan_upsweep", groups * group, group, &args)?;
@@ -79,9 +80,9 @@ impl OpenClTier {
     /// The chained scan: one launch, one tile per work-group.
     fn scan_single_pass<T: Element>(
         &self,
-        program: &opencl3::program::Program,
-        data: &mut DeviceBuffer<T>,
-        flags: Option<&DeviceBuffer<u8>>,
+        program: &D::Program,
+        data: &mut DeviceBuffer<D, T>,
+        flags: Option<&DeviceBuffer<D, u8>>,
         kind: ScanKind,
     ) -> Result<()> {
         let n = data.len();
@@ -100,7 +101,7 @@ impl OpenClTier {
             Some(f) => (f.arg(), 1),
             None => (ticket.arg(), 0),
         };
-        let group = self.group_size;
+        let group = self.settings.group_size;
         self.launch(
             program,
             "scan_single_pass",
@@ -121,7 +122,7 @@ impl OpenClTier {
     }
 
     /// Head flags on the device from CSR offsets (validated by the caller).
-    fn flags_from_offsets(&self, offsets: &[u64], n: usize) -> Result<DeviceBuffer<u8>> {
+    fn flags_from_offsets(&self, offsets: &[u64], n: usize) -> Result<DeviceBuffer<D, u8>> {
         let mut flags = self.alloc::<u8>(n)?;
         self.fill(&mut flags, 0, n)?;
         let segments = offsets.len() - 1;
@@ -183,7 +184,7 @@ impl OpenClTier {
     /// The extreme of a resident buffer and its first index (two launches).
     pub(crate) fn arg_extreme_resident<T: Element>(
         &self,
-        data: &DeviceBuffer<T>,
+        data: &DeviceBuffer<D, T>,
         extreme: Extreme,
     ) -> Result<Option<(T, usize)>> {
         let n = data.len();
@@ -195,7 +196,7 @@ impl OpenClTier {
             Self::extreme_op(extreme),
             false,
         ))?;
-        let group = self.group_size;
+        let group = self.settings.group_size;
         let (groups, group_len) = self.partition(n, self.tile_len::<T>());
         let part_v = self.alloc::<T>(groups)?;
         let part_i = self.alloc::<u64>(groups)?;
@@ -266,11 +267,11 @@ impl OpenClTier {
     /// [`Self::segmented_arg_extreme`] on resident buffers (validated offsets).
     pub(crate) fn segmented_arg_extreme_resident<T: Element>(
         &self,
-        data: &DeviceBuffer<T>,
-        offsets: &DeviceBuffer<u64>,
+        data: &DeviceBuffer<D, T>,
+        offsets: &DeviceBuffer<D, u64>,
         extreme: Extreme,
-        out_v: &mut DeviceBuffer<T>,
-        out_i: &mut DeviceBuffer<u64>,
+        out_v: &mut DeviceBuffer<D, T>,
+        out_i: &mut DeviceBuffer<D, u64>,
     ) -> Result<()> {
         let segments = offsets.len().saturating_sub(1);
         if segments == 0 {
@@ -298,7 +299,7 @@ impl OpenClTier {
             out_i.arg(),
         ];
         if data.len() / segments >= ITEMS_PER_SEGMENT_FOR_GROUPS {
-            let group = self.group_size;
+            let group = self.settings.group_size;
             self.launch(
                 &program,
                 "segmented_arg_groups",
@@ -312,11 +313,24 @@ impl OpenClTier {
         self.finish()
     }
 
+    /// [`Self::segmented_arg_extreme_resident`] for the minimum, after checking the
+    /// offsets on the device (the kernels trust them).
+    pub(crate) fn checked_segmented_argmin_resident<T: Element>(
+        &self,
+        data: &DeviceBuffer<D, T>,
+        offsets: &DeviceBuffer<D, u64>,
+        values: &mut DeviceBuffer<D, T>,
+        indices: &mut DeviceBuffer<D, u64>,
+    ) -> Result<()> {
+        self.validate_resident_offsets(offsets, data.len())?;
+        self.segmented_arg_extreme_resident(data, offsets, Extreme::Min, values, indices)
+    }
+
     /// Checks resident CSR offsets for `n` elements on the device; on failure downloads
     /// them to name the first offending index.
     pub(crate) fn validate_resident_offsets(
         &self,
-        offsets: &DeviceBuffer<u64>,
+        offsets: &DeviceBuffer<D, u64>,
         n: usize,
     ) -> Result<()> {
         let segments = offsets.len().saturating_sub(1);
@@ -355,22 +369,12 @@ impl OpenClTier {
     /// Copies `source` into `copy` (same length) on the device.
     pub(crate) fn copy_resident<T: Copy>(
         &self,
-        source: &DeviceBuffer<T>,
-        copy: &mut DeviceBuffer<T>,
+        source: &DeviceBuffer<D, T>,
+        copy: &mut DeviceBuffer<D, T>,
     ) -> Result<()> {
         if source.len() > 0 {
-            // SAFETY: both buffers hold source.len() elements of T.
-            unsafe {
-                self.queue.enqueue_copy_buffer(
-                    &source.buffer,
-                    &mut copy.buffer,
-                    0,
-                    0,
-                    source.len() * std::mem::size_of::<T>(),
-                    &[],
-                )
-            }
-            .map_err(|e| self.cl_error("clEnqueueCopyBuffer", e))?;
+            let bytes = source.len() * std::mem::size_of::<T>();
+            self.device.copy(&source.memory, &mut copy.memory, bytes)?;
             self.finish()?;
         }
         Ok(())

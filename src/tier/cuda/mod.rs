@@ -1,0 +1,563 @@
+//! The CUDA tier: the shared GPU drivers (`tier::gpu`) on an NVIDIA GPU, through the CUDA
+//! driver API (cudarc, loaded at run time only after the probe found libcuda).
+//!
+//! The kernels are the OpenCL sources built as CUDA C++ (`kernels/cuda/*.cu`), compiled
+//! ahead of time to PTX by `tools/build_cuda_kernels.py` and embedded here, so a machine
+//! needs only the NVIDIA driver: no nvcc or NVRTC at run time.
+
+use std::collections::HashMap;
+use std::ffi::{c_void, CString};
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::{result, sys, DriverError};
+
+use super::gpu::{self, tuning, Arg, Gpu, Plain, ProgramKind, Settings};
+use crate::types::DType;
+use crate::{Error, Result, Status};
+
+/// The PTX of every module, built by tools/build_cuda_kernels.py (see that file).
+const BUNDLE: &str = include_str!("../../../kernels/cuda/gpumst.ptx");
+
+/// The oldest driver that loads the bundle (NVRTC 12.4 writes PTX ISA 8.4: R550).
+pub(crate) const MIN_DRIVER_VERSION: i32 = 12040;
+/// The oldest GPUs the bundle targets (compute_70: Volta).
+pub(crate) const MIN_COMPUTE_CAPABILITY: (i32, i32) = (7, 0);
+
+/// `GPUMST_CUDA_MEMORY_LIMIT=BYTES` caps the device memory gpumst assumes.
+pub(crate) const MEMORY_LIMIT_ENV: &str = "GPUMST_CUDA_MEMORY_LIMIT";
+/// `GPUMST_CUDA_SCAN=single-pass|reduce-then-scan` picks the 4-byte scan (both tested).
+pub(crate) const SCAN_ENV: &str = "GPUMST_CUDA_SCAN";
+
+/// The CUDA tier.
+pub(crate) type CudaTier = Gpu<CudaDevice>;
+
+/// One module of the bundle: its PTX and the options it was built with.
+struct BundledModule {
+    ptx: &'static str,
+    options: &'static str,
+}
+
+/// The bundle's modules by name (split once).
+fn bundled_modules() -> &'static HashMap<&'static str, BundledModule> {
+    static MODULES: std::sync::OnceLock<HashMap<&'static str, BundledModule>> =
+        std::sync::OnceLock::new();
+    MODULES.get_or_init(|| {
+        let mut modules = HashMap::new();
+        let mut rest = BUNDLE;
+        while let Some(start) = rest.find("//@module ") {
+            let after = &rest[start + "//@module ".len()..];
+            let line_end = after.find('\n').unwrap_or(after.len());
+            let (name, options) = after[..line_end]
+                .split_once(' ')
+                .unwrap_or((&after[..line_end], ""));
+            let body = &after[line_end..];
+            let end = body.find("//@module ").unwrap_or(body.len());
+            modules.insert(
+                name,
+                BundledModule {
+                    ptx: &body[..end],
+                    options,
+                },
+            );
+            rest = &body[end..];
+        }
+        modules
+    })
+}
+
+/// The value of `-DNAME=` in a module's options.
+fn define(options: &str, name: &str) -> Option<usize> {
+    let key = format!("-D{name}=");
+    options
+        .split_whitespace()
+        .find_map(|o| o.strip_prefix(&key))
+        .and_then(|v| v.parse().ok())
+}
+
+fn primitives_module(dtype: DType, op: crate::ScanOp, segmented: bool) -> String {
+    format!(
+        "primitives_d{}_o{}_s{}",
+        dtype as u32, op as u32, segmented as u8
+    )
+}
+
+/// A retained primary context with this gpumst context's stream and memory pool, kept
+/// until the last user (device, buffer or module) lets go of it.
+struct Context {
+    context: sys::CUcontext,
+    device: sys::CUdevice,
+    stream: sys::CUstream,
+    /// gpumst's own stream-ordered pool: allocations and frees cost no device-wide
+    /// synchronization (cuMemFree's), and other users of the primary context keep
+    /// their default pool's settings.
+    pool: sys::CUmemoryPool,
+}
+
+// SAFETY: CUDA driver API handles may be used from any thread; every use first makes
+// the context current on the calling thread (`bind`), and the driver orders the work
+// issued to one stream whichever thread issues it.
+unsafe impl Send for Context {}
+unsafe impl Sync for Context {}
+
+/// Freed memory the pool keeps for reuse across synchronizations (the rest goes back
+/// to the driver), so per-round buffers of an MSF are not remapped every round.
+const POOL_KEEPS_BYTES: u64 = 1 << 30;
+
+impl Context {
+    /// Retains the primary context of `device` and creates the stream and pool.
+    fn open(device: sys::CUdevice) -> Result<Context> {
+        // SAFETY: a valid device; released in Drop (or below on failure).
+        let primary = unsafe { result::primary_ctx::retain(device) }
+            .map_err(|e| cuda_error("cuDevicePrimaryCtxRetain", e))?;
+        let mut context = Context {
+            context: primary,
+            device,
+            stream: std::ptr::null_mut(),
+            pool: std::ptr::null_mut(),
+        };
+        context.bind()?;
+        context.stream = result::stream::create(result::stream::StreamKind::NonBlocking)
+            .map_err(|e| cuda_error("cuStreamCreate", e))?;
+        // SAFETY: zeroed CUmemPoolProps is the documented default, then set to pinned
+        // device memory on `device`; the attribute value is a u64 as cuda.h specifies.
+        context.pool = unsafe {
+            let mut props: sys::CUmemPoolProps = std::mem::zeroed();
+            props.allocType = sys::CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED;
+            props.location.type_ = sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE;
+            props.location.id = device;
+            let pool =
+                result::mem_pool::create(&props).map_err(|e| cuda_error("cuMemPoolCreate", e))?;
+            let mut keep = POOL_KEEPS_BYTES;
+            result::mem_pool::set_attribute(
+                pool,
+                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                (&mut keep as *mut u64).cast(),
+            )
+            .map_err(|e| cuda_error("cuMemPoolSetAttribute", e))?;
+            pool
+        };
+        Ok(context)
+    }
+
+    /// Makes the context current on this thread (cheap; needed before any driver call,
+    /// since gpumst functions may be called from any thread).
+    fn bind(&self) -> Result<()> {
+        // SAFETY: the context is retained for as long as self lives.
+        unsafe { result::ctx::set_current(self.context) }
+            .map_err(|e| cuda_error("cuCtxSetCurrent", e))
+    }
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        // SAFETY: the stream and pool were created in `open` (null if that failed
+        // first) and nothing uses them after this: every buffer and module holds this
+        // Context, so they are gone. The primary context was retained once.
+        unsafe {
+            if self.bind().is_ok() {
+                if !self.stream.is_null() {
+                    let _ = result::stream::synchronize(self.stream);
+                    let _ = result::stream::destroy(self.stream);
+                }
+                if !self.pool.is_null() {
+                    let _ = result::mem_pool::destroy(self.pool);
+                }
+            }
+            let _ = result::primary_ctx::release(self.device);
+        }
+    }
+}
+
+/// An opened CUDA device (its context, stream and pool live in `Context`).
+pub(crate) struct CudaDevice {
+    context: Arc<Context>,
+    name: String,
+}
+
+/// Device memory from the context's pool, freed in stream order when dropped.
+pub(crate) struct CudaMemory {
+    pointer: sys::CUdeviceptr,
+    context: Arc<Context>,
+}
+
+impl Drop for CudaMemory {
+    fn drop(&mut self) {
+        if self.context.bind().is_ok() {
+            // SAFETY: allocated from the pool on this stream; freed once, after the
+            // work already issued to the stream (which may still read it).
+            unsafe {
+                let _ = result::free_async(self.pointer, self.context.stream);
+            }
+        }
+    }
+}
+
+/// A loaded module and the kernels looked up in it.
+pub(crate) struct CudaModule {
+    module: sys::CUmodule,
+    functions: Mutex<HashMap<String, sys::CUfunction>>,
+    context: Arc<Context>,
+}
+
+// SAFETY: module and function handles are plain driver handles, valid on any thread
+// with the context current; the function cache is behind a mutex.
+unsafe impl Send for CudaModule {}
+unsafe impl Sync for CudaModule {}
+
+impl Drop for CudaModule {
+    fn drop(&mut self) {
+        if self.context.bind().is_ok() {
+            // SAFETY: loaded once in `build`; the program cache drops modules only with
+            // the device, after its last launch has been waited for.
+            unsafe {
+                let _ = result::stream::synchronize(self.context.stream);
+                let _ = result::module::unload(self.module);
+            }
+        }
+    }
+}
+
+fn cuda_error(what: &str, e: DriverError) -> Error {
+    let status = if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+        Status::OutOfMemory
+    } else {
+        Status::DeviceError
+    };
+    let name = e.error_name().map(|s| s.to_string_lossy().into_owned());
+    let text = e.error_string().map(|s| s.to_string_lossy().into_owned());
+    Error::new(
+        status,
+        format!(
+            "CUDA {what} failed: {} ({})",
+            name.unwrap_or_else(|_| format!("{:?}", e.0)),
+            text.unwrap_or_default()
+        ),
+    )
+}
+
+/// Opens CUDA device `index`. The caller has checked that the probe found the driver
+/// and the device (cudarc panics when libcuda is missing).
+pub(crate) fn open(index: u32) -> Result<CudaTier> {
+    // SAFETY: only reports whether cudarc can load the driver library.
+    if !unsafe { sys::is_culib_present() } {
+        return Err(Error::backend_unavailable(
+            "the CUDA tier is unavailable: cudarc cannot load libcuda by its usual names",
+        ));
+    }
+    let fail = |what: &'static str| move |e: DriverError| cuda_error(what, e);
+    result::init().map_err(fail("cuInit"))?;
+    let mut driver = 0;
+    // SAFETY: writes one int.
+    unsafe { sys::cuDriverGetVersion(&mut driver) }
+        .result()
+        .map_err(fail("cuDriverGetVersion"))?;
+    let device = result::device::get(index as i32).map_err(fail("cuDeviceGet"))?;
+    let attribute = |a| {
+        // SAFETY: a valid device and attribute.
+        unsafe { result::device::get_attribute(device, a) }.map_err(fail("cuDeviceGetAttribute"))
+    };
+    use sys::CUdevice_attribute::*;
+    let compute = (
+        attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+        attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+    );
+    let units = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?.max(1) as usize;
+    let device_name = result::device::get_name(device).map_err(fail("cuDeviceGetName"))?;
+    // SAFETY: a valid device.
+    let total = unsafe { result::device::total_mem(device) }.map_err(fail("cuDeviceTotalMem"))?;
+    if let Some(why) = unusable(driver, compute) {
+        return Err(Error::backend_unavailable(format!(
+            "the CUDA tier cannot use {device_name}: {why}"
+        )));
+    }
+    let context = Arc::new(Context::open(device)?);
+    let name = format!(
+        "{device_name} (CUDA, compute {}.{}, driver {}.{})",
+        compute.0,
+        compute.1,
+        driver / 1000,
+        driver % 1000 / 10
+    );
+    let limit = gpu::memory_limit(MEMORY_LIMIT_ENV)?;
+    let modules = bundled_modules();
+    let options = |name: &str| {
+        modules
+            .get(name)
+            .map(|m| m.options)
+            .ok_or_else(|| Error::internal(format!("the CUDA kernel bundle lacks module {name}")))
+    };
+    let group_size = define(options("msf_k0")?, "WG").unwrap_or(0);
+    let mut tile_bytes = [0; 6];
+    for dtype in DType::ALL {
+        let module = options(&primitives_module(dtype, crate::ScanOp::Sum, false))?;
+        tile_bytes[dtype as usize] = define(module, "ITEMS").unwrap_or(1) * dtype.size();
+        if define(module, "WG") != Some(group_size) {
+            return Err(Error::internal(
+                "the CUDA kernel bundle mixes work-group sizes",
+            ));
+        }
+    }
+    let single_pass_scan = match std::env::var(SCAN_ENV).as_deref().map(str::trim) {
+        Ok("single-pass") | Err(_) => true,
+        Ok("reduce-then-scan") => false,
+        Ok(other) => {
+            return Err(Error::invalid_argument(format!(
+                "{SCAN_ENV}='{other}': expected single-pass or reduce-then-scan"
+            )))
+        }
+    };
+    let settings = Settings {
+        name: name.clone(),
+        global_memory: (total as u64).min(limit),
+        max_allocation: (total as u64).min(limit),
+        compute_units: units,
+        group_size,
+        tile_bytes,
+        int64_atomics: true,
+        single_pass_scan,
+        fp64: true,
+        groups_per_unit: tuning("GPUMST_CUDA_GROUPS_PER_UNIT", 8),
+    };
+    Ok(Gpu::new(CudaDevice { context, name }, settings))
+}
+
+/// Why a device with this driver version and compute capability cannot run the bundle.
+pub(crate) fn unusable(driver: i32, compute: (i32, i32)) -> Option<String> {
+    if driver < MIN_DRIVER_VERSION {
+        return Some(format!(
+            "driver {}.{} is older than {}.{}, the oldest that loads gpumst's PTX",
+            driver / 1000,
+            driver % 1000 / 10,
+            MIN_DRIVER_VERSION / 1000,
+            MIN_DRIVER_VERSION % 1000 / 10
+        ));
+    }
+    if compute < MIN_COMPUTE_CAPABILITY {
+        return Some(format!(
+            "compute capability {}.{} is below {}.{}",
+            compute.0, compute.1, MIN_COMPUTE_CAPABILITY.0, MIN_COMPUTE_CAPABILITY.1
+        ));
+    }
+    None
+}
+
+impl CudaDevice {
+    fn stream(&self) -> sys::CUstream {
+        self.context.stream
+    }
+
+    fn sync(&self, what: &str) -> Result<()> {
+        // SAFETY: the stream lives as long as self.
+        unsafe { result::stream::synchronize(self.stream()) }.map_err(|e| cuda_error(what, e))
+    }
+
+    fn err(&self, what: &str) -> impl Fn(DriverError) -> Error + '_ {
+        let what = format!("{what} on {}", self.name);
+        move |e| cuda_error(&what, e)
+    }
+}
+
+/// One kernel parameter's bytes; CUDA reads as many as the parameter's size.
+#[repr(C)]
+union ParamCell {
+    u32: u32,
+    u64: u64,
+}
+
+impl gpu::Device for CudaDevice {
+    type Memory = CudaMemory;
+    type Handle = sys::CUdeviceptr;
+    type Program = CudaModule;
+
+    fn alloc(&self, bytes: usize) -> Result<CudaMemory> {
+        self.context.bind()?;
+        // SAFETY: a plain allocation in the bound context, owned by the returned value.
+        let pointer =
+            unsafe { result::malloc_sync(bytes.max(1)) }.map_err(self.err("cuMemAlloc"))?;
+        Ok(CudaMemory {
+            pointer,
+            context: self.context.clone(),
+        })
+    }
+
+    fn handle(memory: &CudaMemory) -> sys::CUdeviceptr {
+        memory.pointer
+    }
+
+    fn write(&self, memory: &mut CudaMemory, offset: usize, data: &[u8]) -> Result<()> {
+        self.context.bind()?;
+        // SAFETY: the caller keeps offset + data.len() inside the allocation; the stream
+        // is synchronized before returning, so `data` outlives the copy.
+        unsafe { result::memcpy_htod_async(memory.pointer + offset as u64, data, self.stream()) }
+            .map_err(self.err("cuMemcpyHtoDAsync"))?;
+        self.sync("cuStreamSynchronize after a host-to-device copy")
+    }
+
+    fn read(&self, memory: &CudaMemory, offset: usize, out: &mut [u8]) -> Result<()> {
+        self.context.bind()?;
+        // SAFETY: as in write: in bounds, and complete before `out` is used again.
+        unsafe { result::memcpy_dtoh_async(out, memory.pointer + offset as u64, self.stream()) }
+            .map_err(self.err("cuMemcpyDtoHAsync"))?;
+        self.sync("cuStreamSynchronize after a device-to-host copy")
+    }
+
+    fn fill<T: Plain>(&self, memory: &mut CudaMemory, value: T, count: usize) -> Result<()> {
+        self.context.bind()?;
+        let bytes = gpu::bytes_of(std::slice::from_ref(&value));
+        let word = |i: usize| u32::from_ne_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
+        let p = memory.pointer;
+        // SAFETY: the caller keeps `count` elements of T inside the allocation. An
+        // 8-byte pattern of two equal words is one 32-bit fill; any other is two
+        // strided 32-bit fills (pitch 8, one word per row: much slower, and rare).
+        let status = unsafe {
+            match bytes.len() {
+                1 => sys::cuMemsetD8Async(p, bytes[0], count, self.stream()),
+                2 => sys::cuMemsetD16Async(
+                    p,
+                    u16::from_ne_bytes([bytes[0], bytes[1]]),
+                    count,
+                    self.stream(),
+                ),
+                4 => sys::cuMemsetD32Async(p, word(0), count, self.stream()),
+                8 if word(0) == word(4) => {
+                    sys::cuMemsetD32Async(p, word(0), 2 * count, self.stream())
+                }
+                8 => {
+                    let low = sys::cuMemsetD2D32Async(p, 8, word(0), 1, count, self.stream());
+                    if low != sys::CUresult::CUDA_SUCCESS {
+                        low
+                    } else {
+                        sys::cuMemsetD2D32Async(p + 4, 8, word(4), 1, count, self.stream())
+                    }
+                }
+                other => {
+                    return Err(Error::internal(format!(
+                        "no CUDA fill for {other}-byte elements"
+                    )))
+                }
+            }
+        };
+        status.result().map_err(self.err("cuMemset"))
+    }
+
+    fn copy(&self, source: &CudaMemory, target: &mut CudaMemory, bytes: usize) -> Result<()> {
+        self.context.bind()?;
+        // SAFETY: the caller passes allocations of at least `bytes` bytes each.
+        unsafe { result::memcpy_dtod_async(target.pointer, source.pointer, bytes, self.stream()) }
+            .map_err(self.err("cuMemcpyDtoDAsync"))
+    }
+
+    fn build(&self, kind: ProgramKind, _settings: &Settings) -> Result<CudaModule> {
+        let name = match kind {
+            ProgramKind::Primitives(dtype, op, segmented) => {
+                primitives_module(dtype, op, segmented)
+            }
+            ProgramKind::Msf(config) => config.cuda_module()?,
+        };
+        let module = bundled_modules().get(name.as_str()).ok_or_else(|| {
+            Error::internal(format!("the CUDA kernel bundle lacks module {name}"))
+        })?;
+        let image = CString::new(module.ptx)
+            .map_err(|_| Error::internal("the CUDA kernel bundle holds a NUL byte"))?;
+        self.context.bind()?;
+        // The JIT's error log, for the message if the driver rejects the PTX.
+        let mut log = vec![0u8; 8192];
+        let mut options = [
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+        ];
+        let mut values = [log.as_mut_ptr().cast::<c_void>(), log.len() as *mut c_void];
+        let mut handle = std::ptr::null_mut();
+        // SAFETY: `image` is NUL-terminated PTX; the option values are the log buffer and
+        // its size (passed by value in the pointer, as cuda.h specifies), both alive
+        // for the call.
+        let status = unsafe {
+            sys::cuModuleLoadDataEx(
+                &mut handle,
+                image.as_ptr().cast(),
+                options.len() as u32,
+                options.as_mut_ptr(),
+                values.as_mut_ptr(),
+            )
+        };
+        if let Err(e) = status.result() {
+            let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+            let mut error = cuda_error(&format!("loading module {name} on {}", self.name), e);
+            let text = String::from_utf8_lossy(&log[..end]);
+            if !text.trim().is_empty() {
+                error = Error::new(error.status(), format!("{}:\n{text}", error.message()));
+            }
+            return Err(error);
+        }
+        Ok(CudaModule {
+            module: handle,
+            functions: Mutex::new(HashMap::new()),
+            context: self.context.clone(),
+        })
+    }
+
+    fn launch(
+        &self,
+        program: &CudaModule,
+        name: &str,
+        groups: usize,
+        group: usize,
+        args: &[Arg<Self>],
+    ) -> Result<()> {
+        if groups > i32::MAX as usize {
+            return Err(Error::invalid_argument(format!(
+                "{name} would need {groups} blocks, more than CUDA launches"
+            )));
+        }
+        self.context.bind()?;
+        let function = {
+            let mut functions = program
+                .functions
+                .lock()
+                .map_err(|_| Error::internal("the CUDA function cache was poisoned"))?;
+            match functions.get(name) {
+                Some(&f) => f,
+                None => {
+                    let c_name = CString::new(name).expect("kernel names have no NUL");
+                    // SAFETY: the module is loaded in the bound context.
+                    let f = unsafe { result::module::get_function(program.module, c_name) }
+                        .map_err(self.err(&format!("cuModuleGetFunction({name})")))?;
+                    functions.insert(name.to_string(), f);
+                    f
+                }
+            }
+        };
+        let mut cells: Vec<ParamCell> = args
+            .iter()
+            .map(|arg| match *arg {
+                Arg::Mem(pointer) => ParamCell { u64: pointer },
+                Arg::U32(value) => ParamCell { u32: value },
+                Arg::U64(value) => ParamCell { u64: value },
+            })
+            .collect();
+        let mut params: Vec<*mut c_void> = cells
+            .iter_mut()
+            .map(|cell| (cell as *mut ParamCell).cast())
+            .collect();
+        // SAFETY: each parameter cell holds the value of the kernel's parameter at that
+        // position in kernels/opencl/*.cl (a device pointer, uint or ulong), and the
+        // cells outlive the call (the driver copies them at launch). The buffers they
+        // name stay alive until the stream is synchronized (callers keep them).
+        unsafe {
+            result::launch_kernel(
+                function,
+                (groups as u32, 1, 1),
+                (group as u32, 1, 1),
+                0,
+                self.stream(),
+                &mut params,
+            )
+        }
+        .map_err(self.err(&format!("launching {name}")))
+    }
+
+    fn finish(&self) -> Result<()> {
+        self.context.bind()?;
+        self.sync("cuStreamSynchronize")
+    }
+}

@@ -1,0 +1,334 @@
+//! What the GPU tiers share. A tier (OpenCL, CUDA) is a [`Device`]: raw memory, programs
+//! built from the kernel sources in `kernels/`, launches and a queue to wait on. The
+//! primitives and MSF algorithms are written once, against [`Gpu`], which adds typed
+//! buffers, the program cache and the tuning every tier shares.
+
+pub(crate) mod msf;
+mod primitives;
+
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
+
+use crate::types::{DType, ScanOp};
+use crate::{Error, Result, Status};
+
+/// Which program: the primitives for one (element type, operator), or the MSF kernels
+/// in one configuration.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum ProgramKind {
+    /// The bool: the scans read head flags (segmented).
+    Primitives(DType, ScanOp, bool),
+    Msf(msf::KernelConfig),
+}
+
+/// Plain numbers: no padding, and every byte pattern is a valid value, so device memory
+/// can be copied into them as bytes.
+///
+/// # Safety
+/// Implement only for such types.
+pub(crate) unsafe trait Plain: Copy + Default + Send + Sync + 'static {}
+// SAFETY: u8 and the six element types (sealed in crate::types) are plain numbers.
+unsafe impl Plain for u8 {}
+unsafe impl<T: crate::types::Element> Plain for T {}
+
+/// Views plain numbers as their bytes.
+pub(crate) fn bytes_of<T: Plain>(data: &[T]) -> &[u8] {
+    // SAFETY: T has no padding (Plain), so all size_of_val(data) bytes are initialized.
+    unsafe { std::slice::from_raw_parts(data.as_ptr().cast(), std::mem::size_of_val(data)) }
+}
+
+/// Views plain numbers as bytes to overwrite.
+pub(crate) fn bytes_of_mut<T: Plain>(data: &mut [T]) -> &mut [u8] {
+    // SAFETY: T has no padding and accepts any byte pattern (Plain), and the slice is
+    // borrowed mutably for the view's lifetime.
+    unsafe { std::slice::from_raw_parts_mut(data.as_mut_ptr().cast(), std::mem::size_of_val(data)) }
+}
+
+/// A GPU tier's device: memory, programs and launches, in the order they were issued.
+pub(crate) trait Device: Send + Sync + Sized + 'static {
+    /// An allocation, released when dropped.
+    type Memory: Send + Sync;
+    /// What a kernel receives for a buffer argument.
+    type Handle: Copy;
+    /// A built program (module) whose kernels are launched by name.
+    type Program: Send + Sync;
+
+    fn alloc(&self, bytes: usize) -> Result<Self::Memory>;
+    fn handle(memory: &Self::Memory) -> Self::Handle;
+    /// Writes `data` at byte `offset` (blocking: `data` may be dropped on return).
+    fn write(&self, memory: &mut Self::Memory, offset: usize, data: &[u8]) -> Result<()>;
+    /// Reads `out.len()` bytes from byte `offset` (blocking).
+    fn read(&self, memory: &Self::Memory, offset: usize, out: &mut [u8]) -> Result<()>;
+    /// Sets the first `count` elements of type T to `value`.
+    fn fill<T: Plain>(&self, memory: &mut Self::Memory, value: T, count: usize) -> Result<()>;
+    fn copy(&self, source: &Self::Memory, target: &mut Self::Memory, bytes: usize) -> Result<()>;
+    fn build(&self, kind: ProgramKind, settings: &Settings) -> Result<Self::Program>;
+    /// Launches `groups` work-groups of `group` work-items of kernel `name`.
+    fn launch(
+        &self,
+        program: &Self::Program,
+        name: &str,
+        groups: usize,
+        group: usize,
+        args: &[Arg<Self>],
+    ) -> Result<()>;
+    /// Waits until everything issued so far has finished.
+    fn finish(&self) -> Result<()>;
+}
+
+/// What the drivers need to know about a device, filled in by the tier that opens it.
+#[derive(Clone, Debug)]
+pub(crate) struct Settings {
+    /// Device name for messages and `gpumst info`.
+    pub name: String,
+    /// Bytes of device memory gpumst assumes it may use.
+    pub global_memory: u64,
+    /// The largest single allocation.
+    pub max_allocation: u64,
+    pub compute_units: usize,
+    /// Work-items per work-group (a power of two).
+    pub group_size: usize,
+    /// Bytes per work-item in a scan tile, per element type (DType's discriminant).
+    pub tile_bytes: [usize; 6],
+    /// 64-bit atomic minimum (a single atomic per offered edge).
+    pub int64_atomics: bool,
+    /// Whether 4-byte scans run in a single pass.
+    pub single_pass_scan: bool,
+    /// f64 elements are supported.
+    pub fp64: bool,
+    /// Work-groups per compute unit for kernels that walk tiles.
+    pub groups_per_unit: usize,
+}
+
+/// A GPU tier: its device, what the drivers need to know about it, and its programs.
+pub(crate) struct Gpu<D: Device> {
+    pub(crate) device: D,
+    pub(crate) settings: Settings,
+    programs: Mutex<HashMap<ProgramKind, Arc<D::Program>>>,
+}
+
+impl<D: Device> Gpu<D> {
+    pub(crate) fn new(device: D, settings: Settings) -> Self {
+        Gpu {
+            device,
+            settings,
+            programs: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub(crate) fn device_name(&self) -> String {
+        self.settings.name.clone()
+    }
+
+    pub(crate) fn memory_bytes(&self) -> u64 {
+        self.settings.global_memory
+    }
+
+    pub(crate) fn supports_dtype(&self, dtype: DType) -> bool {
+        dtype != DType::F64 || self.settings.fp64
+    }
+
+    /// Elements per work-item in a scan tile of `dtype`.
+    fn tile_items(&self, dtype: DType) -> usize {
+        (self.settings.tile_bytes[dtype as usize] / dtype.size()).max(1)
+    }
+
+    /// Whether scans of `dtype` take the single pass.
+    fn single_pass(&self, dtype: DType) -> bool {
+        self.settings.single_pass_scan && dtype.size() == 4
+    }
+
+    /// Work-groups that keep every compute unit busy, for kernels that walk tiles.
+    fn resident_groups(&self) -> usize {
+        self.settings.compute_units * self.settings.groups_per_unit
+    }
+
+    /// The built program, building it on first use (once per context).
+    fn program(&self, kind: ProgramKind) -> Result<Arc<D::Program>> {
+        if let ProgramKind::Primitives(dtype, ..) = kind {
+            if !self.supports_dtype(dtype) {
+                return Err(Error::backend_unavailable(format!(
+                    "{} cannot run {} primitives",
+                    self.settings.name,
+                    dtype.name()
+                )));
+            }
+        }
+        let mut cache = self
+            .programs
+            .lock()
+            .map_err(|_| Error::internal("the GPU program cache was poisoned by a panic"))?;
+        if let Some(program) = cache.get(&kind) {
+            return Ok(program.clone());
+        }
+        let program = Arc::new(self.device.build(kind, &self.settings)?);
+        cache.insert(kind, program.clone());
+        Ok(program)
+    }
+
+    /// A zero-length-safe device buffer of `len` elements (contents undefined).
+    fn alloc<T>(&self, len: usize) -> Result<DeviceBuffer<D, T>> {
+        let bytes = (len.max(1) as u64).saturating_mul(std::mem::size_of::<T>() as u64);
+        if bytes > self.settings.max_allocation {
+            return Err(Error::new(
+                Status::OutOfMemory,
+                format!(
+                    "a device buffer of {bytes} bytes exceeds the largest allocation {} allows ({} bytes)",
+                    self.settings.name, self.settings.max_allocation
+                ),
+            ));
+        }
+        Ok(DeviceBuffer {
+            memory: self.device.alloc(bytes as usize)?,
+            len,
+            capacity: len,
+            element: PhantomData,
+        })
+    }
+
+    /// A device copy of `data`.
+    fn upload<T: Plain>(&self, data: &[T]) -> Result<DeviceBuffer<D, T>> {
+        let mut buffer = self.alloc::<T>(data.len())?;
+        self.write(&mut buffer, data)?;
+        Ok(buffer)
+    }
+
+    fn write<T: Plain>(&self, buffer: &mut DeviceBuffer<D, T>, data: &[T]) -> Result<()> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        assert!(data.len() <= buffer.len, "write past a device buffer's end");
+        self.device.write(&mut buffer.memory, 0, bytes_of(data))
+    }
+
+    /// Copies the first `out.len()` elements of `buffer` into `out` (blocking).
+    fn read<T: Plain>(&self, buffer: &DeviceBuffer<D, T>, out: &mut [T]) -> Result<()> {
+        if out.is_empty() {
+            return Ok(());
+        }
+        assert!(out.len() <= buffer.len, "read past a device buffer's end");
+        self.device.read(&buffer.memory, 0, bytes_of_mut(out))
+    }
+
+    fn read_one<T: Plain>(&self, buffer: &DeviceBuffer<D, T>, index: usize) -> Result<T> {
+        assert!(index < buffer.len.max(1), "read past a device buffer's end");
+        let mut value = [T::default()];
+        self.device.read(
+            &buffer.memory,
+            index * std::mem::size_of::<T>(),
+            bytes_of_mut(&mut value),
+        )?;
+        Ok(value[0])
+    }
+
+    /// Sets the first `len` elements of `buffer` to `value`.
+    fn fill<T: Plain>(&self, buffer: &mut DeviceBuffer<D, T>, value: T, len: usize) -> Result<()> {
+        if len == 0 {
+            return Ok(());
+        }
+        assert!(len <= buffer.len, "fill past a device buffer's end");
+        self.device.fill(&mut buffer.memory, value, len)
+    }
+
+    /// Launches `name` over `items` work-items (rounded up to whole groups of `group`
+    /// work-items, or of the tier's group size when 0).
+    fn launch(
+        &self,
+        program: &D::Program,
+        name: &str,
+        items: usize,
+        group: usize,
+        args: &[Arg<D>],
+    ) -> Result<()> {
+        if items == 0 {
+            return Ok(());
+        }
+        let group = if group == 0 {
+            self.settings.group_size
+        } else {
+            group
+        };
+        self.device
+            .launch(program, name, items.div_ceil(group), group, args)
+    }
+
+    fn finish(&self) -> Result<()> {
+        self.device.finish()
+    }
+
+    pub(crate) fn upload_buffer<T: Plain>(&self, data: &[T]) -> Result<DeviceBuffer<D, T>> {
+        self.upload(data)
+    }
+
+    pub(crate) fn download_buffer<T: Plain>(
+        &self,
+        buffer: &DeviceBuffer<D, T>,
+        out: &mut [T],
+    ) -> Result<()> {
+        self.read(buffer, out)
+    }
+}
+
+/// A kernel argument.
+pub(crate) enum Arg<D: Device> {
+    Mem(D::Handle),
+    U32(u32),
+    U64(u64),
+}
+
+// Not derived: the derive would ask D itself to be Copy.
+impl<D: Device> Clone for Arg<D> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<D: Device> Copy for Arg<D> {}
+
+/// A device array of `len` elements, released when dropped (on every path).
+pub(crate) struct DeviceBuffer<D: Device, T> {
+    memory: D::Memory,
+    len: usize,
+    capacity: usize,
+    element: PhantomData<T>,
+}
+
+impl<D: Device, T> DeviceBuffer<D, T> {
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Uses the first `len` elements (at most the allocated count) from now on.
+    fn set_len(&mut self, len: usize) {
+        assert!(
+            len <= self.capacity,
+            "device buffer of {} elements cannot hold {len}",
+            self.capacity
+        );
+        self.len = len;
+    }
+
+    fn arg(&self) -> Arg<D> {
+        Arg::Mem(D::handle(&self.memory))
+    }
+}
+
+/// Reads a tuning knob from the environment (a positive integer), or `default`.
+pub(crate) fn tuning(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&v| v > 0)
+        .unwrap_or(default)
+}
+
+/// `GPUMST_<API>_MEMORY_LIMIT=BYTES` caps the device memory gpumst assumes (both the
+/// total and the largest allocation), to exercise the out-of-memory paths.
+pub(crate) fn memory_limit(variable: &str) -> Result<u64> {
+    match std::env::var(variable) {
+        Ok(text) => text.trim().parse::<u64>().map_err(|_| {
+            Error::invalid_argument(format!("{variable}='{text}' is not a number of bytes"))
+        }),
+        Err(_) => Ok(u64::MAX),
+    }
+}
