@@ -399,6 +399,33 @@ inline void arg_fold(__global const T* in, ulong from, ulong to, ulong step, T* 
     }
 }
 
+// arg_fold with step WG over a work-group's range, ARG_UNROLL loads in flight per
+// work-item (one at a time leaves the memory system idle between loads).
+#define ARG_UNROLL 8
+inline void arg_fold_group(__global const T* in, ulong from, ulong to, T* best, ulong* at) {
+    *best = IDENTITY;
+    *at = NO_INDEX;
+    ulong k = from;
+    for (; k + (ARG_UNROLL - 1) * (ulong)WG < to; k += ARG_UNROLL * (ulong)WG) {
+        T x[ARG_UNROLL];
+        for (uint u = 0; u < ARG_UNROLL; u++)
+            x[u] = in[k + u * WG];
+        for (uint u = 0; u < ARG_UNROLL; u++) {
+            if (arg_better(x[u], k + u * WG, *best, *at)) {
+                *best = x[u];
+                *at = k + u * WG;
+            }
+        }
+    }
+    for (; k < to; k += WG) {
+        T x = in[k];
+        if (arg_better(x, k, *best, *at)) {
+            *best = x;
+            *at = k;
+        }
+    }
+}
+
 // Reduces the (value, index) pairs of the work-group to work-item 0.
 inline void group_arg(T* v, ulong* i, LOCAL T* lv, LOCAL ulong* li) {
     uint lid = get_local_id(0);
@@ -425,7 +452,7 @@ __kernel void arg_partial(__global const T* in, ulong n, ulong group_len, __glob
     ulong end = min(n, start + group_len);
     T best;
     ulong at;
-    arg_fold(in, start + get_local_id(0), end, WG, &best, &at);
+    arg_fold_group(in, start + get_local_id(0), end, &best, &at);
     group_arg(&best, &at, lv, li);
     if (get_local_id(0) == 0) {
         part_v[get_group_id(0)] = best;
@@ -433,8 +460,10 @@ __kernel void arg_partial(__global const T* in, ulong n, ulong group_len, __glob
     }
 }
 
-// Launch 2 (one group): the best of the partial pairs, written to element 0.
-__kernel void arg_final(__global T* part_v, __global ulong* part_i, uint groups) {
+// Launch 2 (one group): the best of the partial pairs, written to `result` as the value
+// (bytes 0..) and the index (bytes 8..16), so the host reads both in one transfer.
+__kernel void arg_final(__global const T* part_v, __global const ulong* part_i, uint groups,
+                        __global ulong* result) {
     __local T lv[WG];
     __local ulong li[WG];
     T best = IDENTITY;
@@ -447,8 +476,8 @@ __kernel void arg_final(__global T* part_v, __global ulong* part_i, uint groups)
     }
     group_arg(&best, &at, lv, li);
     if (get_local_id(0) == 0) {
-        part_v[0] = best;
-        part_i[0] = at;
+        *(__global T*)result = best;
+        result[1] = at;
     }
 }
 
@@ -474,11 +503,40 @@ __kernel void segmented_arg_groups(__global const T* in, __global const ulong* o
     ulong s = get_group_id(0);
     T best;
     ulong at;
-    arg_fold(in, offsets[s] + get_local_id(0), offsets[s + 1], WG, &best, &at);
+    arg_fold_group(in, offsets[s] + get_local_id(0), offsets[s + 1], &best, &at);
     group_arg(&best, &at, lv, li);
     if (get_local_id(0) == 0) {
         values[s] = best;
         indices[s] = at;
+    }
+}
+// Segmented arg-reduction, LANES consecutive work-items per segment (medium segments):
+// coalesced reads without idling a whole work-group on a short segment.
+#define LANES 32
+__kernel void segmented_arg_lanes(__global const T* in, __global const ulong* offsets,
+                                  ulong segments, __global T* values,
+                                  __global ulong* indices) {
+    __local T lv[WG];
+    __local ulong li[WG];
+    const uint lid = get_local_id(0), lane = lid % LANES;
+    const ulong s = get_global_id(0) / LANES;
+    T best = IDENTITY;
+    ulong at = NO_INDEX;
+    if (s < segments)
+        arg_fold(in, offsets[s] + lane, offsets[s + 1], LANES, &best, &at);
+    lv[lid] = best;
+    li[lid] = at;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint stride = LANES / 2; stride > 0; stride >>= 1) {
+        if (lane < stride && arg_better(lv[lid + stride], li[lid + stride], lv[lid], li[lid])) {
+            lv[lid] = lv[lid + stride];
+            li[lid] = li[lid + stride];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lane == 0 && s < segments) {
+        values[s] = lv[lid];
+        indices[s] = li[lid];
     }
 }
 #endif

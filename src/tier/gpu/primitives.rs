@@ -7,8 +7,13 @@ use crate::context::Segments;
 use crate::types::{Element, Extreme, ScanKind, ScanOp, EMPTY_SEGMENT};
 use crate::Result;
 
-/// Segments longer than this on average get a work-group each; shorter ones a work-item.
-const ITEMS_PER_SEGMENT_FOR_GROUPS: usize = 64;
+/// Segmented arg-reductions: segments at least this long on average get 32 work-items
+/// each (`segmented_arg_lanes`), shorter ones a work-item each.
+const ITEMS_PER_SEGMENT_FOR_LANES: usize = 64;
+/// Segments at least this long on average get a work-group each.
+const ITEMS_PER_SEGMENT_FOR_GROUPS: usize = 2048;
+/// Work-items per segment in `segmented_arg_lanes` (LANES in primitives.cl).
+const LANES: usize = 32;
 
 impl<D: Device> Gpu<D> {
     fn tile_len<T: Element>(&self) -> usize {
@@ -213,16 +218,27 @@ impl<D: Device> Gpu<D> {
                 part_i.arg(),
             ],
         )?;
+        // The value's bytes, then the index (one read instead of two round trips).
+        let result = self.alloc::<u64>(2)?;
         self.launch(
             &program,
             "arg_final",
             group,
             group,
-            &[part_v.arg(), part_i.arg(), Arg::U32(groups as u32)],
+            &[
+                part_v.arg(),
+                part_i.arg(),
+                Arg::U32(groups as u32),
+                result.arg(),
+            ],
         )?;
-        let value = self.read_one(&part_v, 0)?;
-        let index = self.read_one(&part_i, 0)?;
-        Ok(Some((value, index as usize)))
+        let mut words = [0u64; 2];
+        self.read(&result, &mut words)?;
+        let mut value = T::default();
+        let size = std::mem::size_of::<T>();
+        super::bytes_of_mut(std::slice::from_mut(&mut value))
+            .copy_from_slice(&super::bytes_of(&words[..1])[..size]);
+        Ok(Some((value, words[1] as usize)))
     }
 
     pub(crate) fn arg_extreme<T: Element>(
@@ -298,7 +314,9 @@ impl<D: Device> Gpu<D> {
             out_v.arg(),
             out_i.arg(),
         ];
-        if data.len() / segments >= ITEMS_PER_SEGMENT_FOR_GROUPS {
+        let average = data.len() / segments;
+        let lanes_from = super::tuning("GPUMST_GPU_LANES_FROM", ITEMS_PER_SEGMENT_FOR_LANES);
+        if average >= ITEMS_PER_SEGMENT_FOR_GROUPS {
             let group = self.settings.group_size;
             self.launch(
                 &program,
@@ -307,6 +325,8 @@ impl<D: Device> Gpu<D> {
                 group,
                 &args,
             )?;
+        } else if average >= lanes_from && self.settings.group_size >= LANES {
+            self.launch(&program, "segmented_arg_lanes", segments * LANES, 0, &args)?;
         } else {
             self.launch(&program, "segmented_arg_items", segments, 0, &args)?;
         }
