@@ -8,11 +8,14 @@
 //!   bandwidth needs for the bytes it must move (data, offsets, results);
 //! - MSF device time (kernels only) and end-to-end time (host arrays in, forest out) for
 //!   NY, BAY, RMAT scale 22 x 16, random 2^22 / 2^25 and grid 2048 x 2048 (`auto`,
-//!   `boruvka`, `strut`; `prim` on the road graphs), beside the CPU tier's `auto` on
-//!   every core of the machine, checking that the forests are identical.
+//!   `boruvka`, `strut`; `prim` on the road graphs), with the peak device memory per
+//!   edge (B/edge: the most bytes the call's device buffers held at once, per
+//!   undirected edge), beside the CPU tier's `auto` on every core of the machine,
+//!   checking that the forests are identical.
 //!
 //! Times are medians after a warm-up, taken with the host clock around work the
-//! device has finished (each call ends with clFinish or a blocking read).
+//! device has finished (each call ends with clFinish / cuStreamSynchronize or a
+//! blocking read), so the primitives' times include reading their result back.
 //!
 //! Usage: device [--tier opencl] [--min-log2 20] [--max-log2 28] [--repeat 21]
 //!               [--msf-repeat 7] [--data DIR] [--skip-primitives] [--skip-msf]
@@ -185,13 +188,14 @@ fn msf(gpu: &Context, cpu: &Context, args: &Args) {
         Box::new(move || generate::grid(2048, 2048, 3, &weights)),
     ));
     println!(
-        "{:<13} {:>9} {:>10} | {:<8} {:>10} {:>8} {:>10} | {:>9} {:>8} | {:>7} {:>9}",
+        "{:<13} {:>9} {:>10} | {:<8} {:>10} {:>8} {:>6} {:>10} | {:>9} {:>8} | {:>7} {:>9}",
         "graph",
         "vertices",
         "edges",
         "algo",
         "device ms",
         "Garcs/s",
+        "B/edge",
         "e2e ms",
         "cpu ms",
         "e2e/cpu",
@@ -218,20 +222,23 @@ fn msf(gpu: &Context, cpu: &Context, args: &Args) {
                 ..MsfOptions::default()
             };
             let mut device_times = Vec::new();
+            let mut peak_bytes = 0;
             let mut same = true;
             let e2e_ms = median_ms(args.msf_repeat, || {
                 let forest = gpu.msf(&view, &options).expect("device msf");
                 device_times.push(forest.device_timings.map_or(f64::NAN, |t| t.compute_ms));
+                peak_bytes = forest.device_timings.map_or(0, |t| t.peak_device_bytes);
                 same &= forest == cpu_forest;
             });
             device_times.sort_by(f64::total_cmp);
             let device_ms = device_times[device_times.len() / 2];
             let mark = mark_ms(name);
             println!(
-                "{name:<13} {:>9} {m:>10} | {:<8} {device_ms:>10.2} {:>8.2} {e2e_ms:>10.1} | {cpu_ms:>9.1} {:>8.2} | {:>7} {:>9}{}",
+                "{name:<13} {:>9} {m:>10} | {:<8} {device_ms:>10.2} {:>8.2} {:>6.1} {e2e_ms:>10.1} | {cpu_ms:>9.1} {:>8.2} | {:>7} {:>9}{}",
                 graph.num_vertices,
                 algorithm.name(),
                 2.0 * m as f64 / (device_ms * 1e-3) / 1e9,
+                peak_bytes as f64 / m as f64,
                 e2e_ms / cpu_ms,
                 mark.map_or("-".into(), |x| format!("{x}")),
                 mark.map_or("-".into(), |x| format!("{:.2}", device_ms / x)),

@@ -42,7 +42,21 @@ fn tiers() -> Vec<Context> {
 /// algorithm yet. Every other error fails the test.
 fn solve(ctx: &Context, graph: &Graph<'_>, options: &MsfOptions, what: &str) -> Option<Forest> {
     match ctx.msf(graph, options) {
-        Ok(forest) => Some(forest),
+        Ok(forest) => {
+            // A GPU tier reports its timings and the device memory its buffers held.
+            let on_device = ctx.tier() != Tier::Cpu
+                && options.algorithm != Algorithm::Kruskal
+                && !forest.edges.is_empty();
+            if let (true, Some(t)) = (on_device, forest.device_timings) {
+                assert!(
+                    t.peak_device_bytes > 0,
+                    "{what} {} on {}: no device memory counted",
+                    options.algorithm,
+                    ctx.tier()
+                );
+            }
+            Some(forest)
+        }
         Err(e)
             if e.status() == Status::BackendUnavailable
                 && e.message().contains("does not implement") =>

@@ -340,6 +340,7 @@ fn msf(run: &MsfRun) -> gpumst::Result<()> {
             "total_weight": total_weight_json(&forest.total_weight),
             "input_bytes": input_bytes(graph),
             "compute_peak_bytes": peak_bytes,
+            "device_peak_bytes": device.map(|d| d.peak_device_bytes),
             "timings_ms": {"load": load_ms, "upload": upload_ms, "compute": compute_ms, "download": download_ms, "end_to_end": end_to_end_ms},
             "compute_runs_ms": times,
         });

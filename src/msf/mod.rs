@@ -108,6 +108,8 @@ pub struct DeviceTimings {
     pub compute_ms: f64,
     /// The forest back to the host.
     pub download_ms: f64,
+    /// The most device memory the call's buffers held at once, in bytes.
+    pub peak_device_bytes: u64,
 }
 
 /// A minimum spanning forest. Equality compares the forest, not the timings.

@@ -8,6 +8,7 @@ mod primitives;
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::types::{DType, ScanOp};
@@ -101,10 +102,42 @@ pub(crate) struct Settings {
     pub groups_per_unit: usize,
 }
 
+/// Device bytes held by gpumst's buffers on one context, and the most held since the
+/// last reset (the MSF benchmark reports it per edge).
+#[derive(Default)]
+pub(crate) struct MemoryMeter {
+    live: AtomicU64,
+    peak: AtomicU64,
+}
+
+impl MemoryMeter {
+    fn add(&self, bytes: u64) {
+        let live = self.live.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        self.peak.fetch_max(live, Ordering::Relaxed);
+    }
+
+    fn sub(&self, bytes: u64) {
+        self.live.fetch_sub(bytes, Ordering::Relaxed);
+    }
+
+    /// Starts a new peak from what is held now, and returns that.
+    pub(crate) fn reset_peak(&self) -> u64 {
+        let live = self.live.load(Ordering::Relaxed);
+        self.peak.store(live, Ordering::Relaxed);
+        live
+    }
+
+    /// The most held since the last reset (concurrent calls on the context add up).
+    pub(crate) fn peak(&self) -> u64 {
+        self.peak.load(Ordering::Relaxed)
+    }
+}
+
 /// A GPU tier: its device, what the drivers need to know about it, and its programs.
 pub(crate) struct Gpu<D: Device> {
     pub(crate) device: D,
     pub(crate) settings: Settings,
+    pub(crate) meter: Arc<MemoryMeter>,
     programs: Mutex<HashMap<ProgramKind, Arc<D::Program>>>,
 }
 
@@ -113,6 +146,7 @@ impl<D: Device> Gpu<D> {
         Gpu {
             device,
             settings,
+            meter: Arc::new(MemoryMeter::default()),
             programs: Mutex::new(HashMap::new()),
         }
     }
@@ -179,10 +213,14 @@ impl<D: Device> Gpu<D> {
                 ),
             ));
         }
+        let memory = self.device.alloc(bytes as usize)?;
+        self.meter.add(bytes);
         Ok(DeviceBuffer {
-            memory: self.device.alloc(bytes as usize)?,
+            memory,
             len,
             capacity: len,
+            bytes,
+            meter: self.meter.clone(),
             element: PhantomData,
         })
     }
@@ -290,7 +328,16 @@ pub(crate) struct DeviceBuffer<D: Device, T> {
     memory: D::Memory,
     len: usize,
     capacity: usize,
+    /// The allocation's size, for the meter.
+    bytes: u64,
+    meter: Arc<MemoryMeter>,
     element: PhantomData<T>,
+}
+
+impl<D: Device, T> Drop for DeviceBuffer<D, T> {
+    fn drop(&mut self) {
+        self.meter.sub(self.bytes);
+    }
 }
 
 impl<D: Device, T> DeviceBuffer<D, T> {

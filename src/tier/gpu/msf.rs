@@ -125,6 +125,7 @@ pub(crate) fn solve<D: Device>(
     algorithm: Algorithm,
 ) -> Result<(Vec<bool>, DeviceTimings)> {
     let mut timings = DeviceTimings::default();
+    let held_before = tier.meter.reset_peak();
     let mut clock = std::time::Instant::now();
     let mut lap = |slot: &mut f64| {
         *slot = clock.elapsed().as_secs_f64() * 1e3;
@@ -200,6 +201,7 @@ pub(crate) fn solve<D: Device>(
     let mut chosen = vec![0u8; m];
     tier.read(&in_forest, &mut chosen)?;
     lap(&mut timings.download_ms);
+    timings.peak_device_bytes = tier.meter.peak().saturating_sub(held_before);
     Ok((chosen.into_par_iter().map(|b| b != 0).collect(), timings))
 }
 
