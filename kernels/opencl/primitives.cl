@@ -385,39 +385,27 @@ inline bool arg_better(T av, ulong ai, T bv, ulong bi) {
     return ai < bi;
 }
 
-// The best (value, index) of in[from], in[from + step], ... below `to`.
+// The best (value, index) of in[from], in[from + step], ... below `to`, with ARG_UNROLL
+// loads in flight per work-item (one at a time leaves the memory system idle between
+// loads). Indices only grow, so folding in order keeps the first of equal values.
+#define ARG_UNROLL 8
 inline void arg_fold(__global const T* in, ulong from, ulong to, ulong step, T* best,
                      ulong* at) {
     *best = IDENTITY;
     *at = NO_INDEX;
-    for (ulong k = from; k < to; k += step) {
-        T x = in[k];
-        if (arg_better(x, k, *best, *at)) {
-            *best = x;
-            *at = k;
-        }
-    }
-}
-
-// arg_fold with step WG over a work-group's range, ARG_UNROLL loads in flight per
-// work-item (one at a time leaves the memory system idle between loads).
-#define ARG_UNROLL 8
-inline void arg_fold_group(__global const T* in, ulong from, ulong to, T* best, ulong* at) {
-    *best = IDENTITY;
-    *at = NO_INDEX;
     ulong k = from;
-    for (; k + (ARG_UNROLL - 1) * (ulong)WG < to; k += ARG_UNROLL * (ulong)WG) {
+    for (; k + (ARG_UNROLL - 1) * step < to; k += ARG_UNROLL * step) {
         T x[ARG_UNROLL];
         for (uint u = 0; u < ARG_UNROLL; u++)
-            x[u] = in[k + u * WG];
+            x[u] = in[k + u * step];
         for (uint u = 0; u < ARG_UNROLL; u++) {
-            if (arg_better(x[u], k + u * WG, *best, *at)) {
+            if (arg_better(x[u], k + u * step, *best, *at)) {
                 *best = x[u];
-                *at = k + u * WG;
+                *at = k + u * step;
             }
         }
     }
-    for (; k < to; k += WG) {
+    for (; k < to; k += step) {
         T x = in[k];
         if (arg_better(x, k, *best, *at)) {
             *best = x;
@@ -452,7 +440,7 @@ __kernel void arg_partial(__global const T* in, ulong n, ulong group_len, __glob
     ulong end = min(n, start + group_len);
     T best;
     ulong at;
-    arg_fold_group(in, start + get_local_id(0), end, &best, &at);
+    arg_fold(in, start + get_local_id(0), end, WG, &best, &at);
     group_arg(&best, &at, lv, li);
     if (get_local_id(0) == 0) {
         part_v[get_group_id(0)] = best;
@@ -503,7 +491,7 @@ __kernel void segmented_arg_groups(__global const T* in, __global const ulong* o
     ulong s = get_group_id(0);
     T best;
     ulong at;
-    arg_fold_group(in, offsets[s] + get_local_id(0), offsets[s + 1], &best, &at);
+    arg_fold(in, offsets[s] + get_local_id(0), offsets[s + 1], WG, &best, &at);
     group_arg(&best, &at, lv, li);
     if (get_local_id(0) == 0) {
         values[s] = best;
