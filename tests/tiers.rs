@@ -125,14 +125,13 @@ fn cpu_context_runs_every_operation() {
 #[test]
 fn forced_gpu_tier_in_options_never_falls_back() {
     // A forced GPU tier either opens as itself or fails with BackendUnavailable; it
-    // never silently gives a CPU context. This build has no CUDA kernels yet.
+    // never silently gives a CPU context.
     for tier in [Tier::Cuda, Tier::OpenCl] {
         match Context::new(&Options {
             tier,
             ..Options::default()
         }) {
             Ok(ctx) => {
-                assert_ne!(tier, Tier::Cuda, "CUDA has no kernels in this build");
                 assert_eq!(ctx.tier(), tier);
                 assert_eq!(ctx.tier_for(Operation::Msf).unwrap(), tier);
             }
@@ -143,7 +142,7 @@ fn forced_gpu_tier_in_options_never_falls_back() {
 
 #[test]
 fn buffers_round_trip_through_every_tier() {
-    for tier in [Tier::Cpu, Tier::OpenCl] {
+    for tier in [Tier::Cpu, Tier::OpenCl, Tier::Cuda] {
         match Context::new(&Options {
             tier,
             ..Options::default()

@@ -561,3 +561,52 @@ impl gpu::Device for CudaDevice {
         self.sync("cuStreamSynchronize")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::ScanOp;
+
+    /// Every module the tier can ask for is in the shipped bundle, built with one block
+    /// size, and is PTX for the documented target (checked without a GPU).
+    #[test]
+    fn the_bundle_holds_every_module_the_tier_loads() {
+        let modules = bundled_modules();
+        let mut names: Vec<String> = Vec::new();
+        for dtype in DType::ALL {
+            for op in ScanOp::ALL {
+                for segmented in [false, true] {
+                    names.push(primitives_module(dtype, op, segmented));
+                }
+            }
+        }
+        names.extend((0..3).map(|keys| format!("msf_k{keys}")));
+        for name in &names {
+            let module = modules
+                .get(name.as_str())
+                .unwrap_or_else(|| panic!("the bundle lacks {name}"));
+            assert_eq!(define(module.options, "WG"), Some(256), "{name}");
+            assert!(define(module.options, "ITEMS").is_some(), "{name}");
+            assert!(module.ptx.contains(".target sm_70"), "{name}");
+            assert!(module.ptx.contains(".version 8.4"), "{name}: PTX ISA");
+        }
+        assert_eq!(modules.len(), names.len(), "no stray modules");
+        // The scans keep 128 bytes per thread in a tile.
+        let u32_sum = modules[primitives_module(DType::U32, ScanOp::Sum, false).as_str()].options;
+        assert_eq!(define(u32_sum, "ITEMS"), Some(32));
+        assert_eq!(define(u32_sum, "SINGLE_PASS"), Some(1));
+    }
+
+    #[test]
+    fn old_drivers_and_gpus_are_refused_with_a_reason() {
+        assert_eq!(unusable(12040, (7, 0)), None);
+        assert_eq!(unusable(13000, (9, 0)), None);
+        let driver = unusable(12030, (9, 0)).expect("CUDA 12.3 is too old");
+        assert!(
+            driver.contains("12.3") && driver.contains("12.4"),
+            "{driver}"
+        );
+        let gpu = unusable(13000, (6, 1)).expect("Pascal is too old");
+        assert!(gpu.contains("6.1") && gpu.contains("7.0"), "{gpu}");
+    }
+}

@@ -142,7 +142,7 @@ pub(crate) fn solve<D: Device>(
     };
     if m >= limit {
         return Err(Error::invalid_argument(format!(
-            "the OpenCL {algorithm} handles fewer than {limit} edges (this graph has {m}); use the CPU tier"
+            "{algorithm} on a GPU tier handles fewer than {limit} edges (this graph has {m}); use the CPU tier"
         )));
     }
     if m == 0 || n == 0 {
