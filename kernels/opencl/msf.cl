@@ -125,6 +125,14 @@ inline uint claim_slot(bool keep, __global uint* counter, LOCAL uint* shared) {
 // reading it; the host launches at least that many work-items (a bound it learns from
 // time to time) and the rest return at once.
 
+// out[i] = i below `len`: every vertex its own tree or successor (written on the device,
+// instead of a host array copied over and waited for every round).
+__kernel void iota(__global uint* out, uint len) {
+    uint i = get_global_id(0);
+    if (i < len)
+        out[i] = i;
+}
+
 // Keeps the worklist edges (all `first_count` edges by position in a phase's first
 // round) whose ends are in different trees and whose key is at most `threshold` (the
 // light edges first, then all), with the two roots, which stay valid until the next

@@ -187,8 +187,8 @@ pub(crate) fn solve<D: Device>(
         _ => {
             // Light edges first (by the cut property, the forest of the light edges
             // is part of the answer), then every edge still between trees.
-            let parent_init: Vec<u32> = (0..n as u32).into_par_iter().collect();
-            let parent = tier.upload(&parent_init)?;
+            let parent = tier.alloc::<u32>(n)?;
+            run.iota(&parent, n)?;
             let mut best = Best::new(tier, config, n)?;
             if let Some(threshold) = light_threshold(problem, n) {
                 run.edge_centric(n, m, &mut best, &parent, threshold)?;
@@ -298,6 +298,11 @@ struct Run<'a, D: Device> {
 impl<D: Device> Run<'_, D> {
     fn launch(&self, name: &str, items: usize, args: &[Arg<D>]) -> Result<()> {
         self.tier.launch(self.program, name, items, 0, args)
+    }
+
+    /// Sets the first `len` elements of `buffer` to 0, 1, 2, ... on the device.
+    fn iota(&self, buffer: &DeviceBuffer<D, u32>, len: usize) -> Result<()> {
+        self.launch("iota", len, &[buffer.arg(), Arg::U32(len as u32)])
     }
 
     /// Edge-centric Borůvka with union-find (`auto`).
@@ -431,10 +436,9 @@ impl<D: Device> Run<'_, D> {
         };
         let (mut link, mut next) = (links(tier)?, links(tier)?);
         let mut counts = [tier.alloc::<u32>(1)?, tier.alloc::<u32>(1)?];
-        let mut successor = tier.alloc::<u32>(n)?;
+        let successor = tier.alloc::<u32>(n)?;
         let mut new_id = tier.alloc::<u32>(n)?;
         let mut scratch = tier.alloc::<u32>(1)?;
-        let identity: Vec<u32> = (0..n as u32).into_par_iter().collect();
         tier.fill(&mut counts[0], 0, 1)?;
         self.launch(
             "st_links",
@@ -465,7 +469,7 @@ impl<D: Device> Run<'_, D> {
             args.push(self.in_forest.arg());
             self.launch("ec_choose", count, &args)?;
             // Merge along the struts and renumber the fragments.
-            tier.write(&mut successor, &identity[..fragments])?;
+            self.iota(&successor, fragments)?;
             let mut args = vec![a, b, e, c];
             args.extend(best.args());
             args.push(successor.arg());
@@ -568,10 +572,9 @@ impl<D: Device> Run<'_, D> {
         let wide = self.config.keys == 2;
         let min_key = tier.alloc::<u64>(if wide { n } else { 0 })?;
         let chosen = tier.alloc::<u32>(n)?;
-        let mut successor = tier.alloc::<u32>(n)?;
+        let successor = tier.alloc::<u32>(n)?;
         let mut new_id = tier.alloc::<u32>(n)?;
         let mut scratch = tier.alloc::<u32>(1)?;
-        let identity: Vec<u32> = (0..n as u32).into_par_iter().collect();
         let mut entries = self.first_grouping(&list, &grouped, n, m, &mut offsets)?;
         std::mem::swap(&mut list, &mut grouped);
         let mut vertices = n;
@@ -610,7 +613,7 @@ impl<D: Device> Run<'_, D> {
                     ],
                 )?;
             }
-            tier.write(&mut successor, &identity[..vertices])?;
+            self.iota(&successor, vertices)?;
             self.launch(
                 "vb_successor",
                 entries,
