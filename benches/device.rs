@@ -13,9 +13,11 @@
 //!   undirected edge), beside the CPU tier's `auto` on every core of the machine,
 //!   checking that the forests are identical.
 //!
-//! Times are medians after a warm-up, taken with the host clock around work the
-//! device has finished (each call ends with clFinish / cuStreamSynchronize or a
-//! blocking read), so the primitives' times include reading their result back.
+//! Times are medians after a warm-up. The primitives are timed with CUDA events on the
+//! CUDA tier (the device time from a call's first command to its last) and with the
+//! host clock on OpenCL; MSF times with the host clock. Every gpumst call waits for its
+//! result (clFinish / cuStreamSynchronize or a blocking read), so the times include
+//! reading results back and any gap in which the device waits for the host.
 //!
 //! Usage: device [--tier opencl] [--min-log2 20] [--max-log2 28] [--repeat 21]
 //!               [--msf-repeat 7] [--data DIR] [--skip-primitives] [--skip-msf]
@@ -53,6 +55,30 @@ struct Args {
     /// Ignored (cargo bench passes it).
     #[arg(long, hide = true)]
     bench: bool,
+}
+
+/// Median milliseconds of `repeat` runs of `f` after one warm-up run, by the device's
+/// clock where the tier keeps one (CUDA events), else by the host's; and which.
+fn median_device_ms(ctx: &Context, repeat: usize, mut f: impl FnMut()) -> (f64, &'static str) {
+    f();
+    let mut clock = "device events";
+    let mut times: Vec<f64> = (0..repeat.max(1))
+        .map(|_| {
+            let t = Instant::now();
+            let ((), device) = ctx
+                .device_time_ms(|| {
+                    f();
+                    Ok(())
+                })
+                .expect("timed run");
+            device.unwrap_or_else(|| {
+                clock = "host clock";
+                t.elapsed().as_secs_f64() * 1e3
+            })
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    (times[times.len() / 2], clock)
 }
 
 /// Median milliseconds of `repeat` runs of `f`, after one warm-up run.
@@ -106,16 +132,19 @@ fn primitives(ctx: &Context, args: &Args) {
             .collect();
         let source = ctx.upload(&data).expect("upload");
         let mut target = ctx.upload(&data).expect("upload");
-        let copy_ms = median_ms(args.repeat, || {
+        let (copy_ms, clock) = median_device_ms(ctx, args.repeat, || {
             ctx.copy_buffer(&source, &mut target).expect("copy")
         });
+        if log2 == args.min_log2 {
+            println!("(times: medians by {clock}; each call waits for its result)");
+        }
         let bytes = (n * 4) as f64;
         let copy_bandwidth = 2.0 * bytes / (copy_ms * 1e-3); // read + write, bytes/s
-        let scan_ms = median_ms(args.repeat, || {
+        let (scan_ms, _) = median_device_ms(ctx, args.repeat, || {
             ctx.scan_buffer(&mut target, ScanOp::Sum, ScanKind::Exclusive)
                 .expect("scan")
         });
-        let argmin_ms = median_ms(args.repeat, || {
+        let (argmin_ms, _) = median_device_ms(ctx, args.repeat, || {
             ctx.argmin_buffer(&source).expect("argmin");
         });
         let mut line = format!(
@@ -131,7 +160,7 @@ fn primitives(ctx: &Context, args: &Args) {
             let offsets = ctx.upload(&offsets).expect("upload offsets");
             let mut values = ctx.upload(&vec![0u32; segments]).expect("alloc");
             let mut indices = ctx.upload(&vec![0u64; segments]).expect("alloc");
-            let ms = median_ms(args.repeat, || {
+            let (ms, _) = median_device_ms(ctx, args.repeat, || {
                 ctx.segmented_argmin_buffer(&source, &offsets, &mut values, &mut indices)
                     .expect("segmented argmin")
             });

@@ -102,6 +102,20 @@ impl Context {
         self.backends[0].memory_bytes()
     }
 
+    /// Runs `work` and, where the preferred tier keeps a device clock (CUDA events on
+    /// this context's stream), also returns the device time from the first command
+    /// `work` issues to its last, in milliseconds; `None` on other tiers. For
+    /// benchmarks: gpumst's calls wait for their results, so the time still includes
+    /// the gaps in which the device waits for the host.
+    #[doc(hidden)]
+    pub fn device_time_ms<R>(&self, work: impl FnOnce() -> Result<R>) -> Result<(R, Option<f64>)> {
+        match &self.backends[0] {
+            Backend::Cuda(cuda) => cuda.time(work),
+            Backend::OpenCl(cl) => cl.time(work),
+            Backend::Cpu(_) => Ok((work()?, None)),
+        }
+    }
+
     /// Tiers `Auto` passed over, with the reason for each.
     pub fn skipped_tiers(&self) -> &[(Tier, String)] {
         &self.skipped

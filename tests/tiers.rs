@@ -215,3 +215,39 @@ fn buffers_round_trip(ctx: &Context, tier: Tier) {
         Status::InvalidArgument
     );
 }
+
+#[test]
+fn device_time_comes_only_from_a_device_clock() {
+    for tier in [Tier::Cpu, Tier::OpenCl, Tier::Cuda] {
+        let ctx = match Context::new(&Options {
+            tier,
+            ..Options::default()
+        }) {
+            Ok(ctx) => ctx,
+            Err(e) => {
+                eprintln!("SKIPPED device time on the {tier} tier: {}", e.message());
+                continue;
+            }
+        };
+        let data: Vec<u32> = (0..10_000).rev().collect();
+        let (found, ms) = ctx.device_time_ms(|| ctx.argmin(&data)).unwrap();
+        assert_eq!(found, Some((0, 9_999)), "{tier}");
+        match tier {
+            // CUDA events on the context's stream.
+            Tier::Cuda => assert!(ms.is_some_and(|ms| ms >= 0.0), "{tier}: {ms:?}"),
+            // No device clock: the caller times with the host.
+            _ => assert_eq!(ms, None, "{tier}"),
+        }
+        let err = ctx
+            .device_time_ms(|| {
+                ctx.argmin::<u32>(&[])
+                    .and(Err::<(), _>(gpumst::Error::internal("x")))
+            })
+            .unwrap_err();
+        assert_eq!(
+            err.status(),
+            Status::Internal,
+            "{tier}: the work's error comes back"
+        );
+    }
+}

@@ -560,6 +560,34 @@ impl gpu::Device for CudaDevice {
         self.context.bind()?;
         self.sync("cuStreamSynchronize")
     }
+
+    fn time<R>(&self, work: impl FnOnce() -> Result<R>) -> Result<(R, Option<f64>)> {
+        self.context.bind()?;
+        let create = || {
+            result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
+                .map_err(self.err("cuEventCreate"))
+        };
+        let events = [create()?, create()?];
+        // SAFETY: both events were created above in the bound context and are
+        // destroyed once, below; records go to this device's stream.
+        let outcome = (|| unsafe {
+            result::event::record(events[0], self.stream()).map_err(self.err("cuEventRecord"))?;
+            let value = work()?;
+            self.context.bind()?;
+            result::event::record(events[1], self.stream()).map_err(self.err("cuEventRecord"))?;
+            result::event::synchronize(events[1]).map_err(self.err("cuEventSynchronize"))?;
+            let ms = result::event::elapsed(events[0], events[1])
+                .map_err(self.err("cuEventElapsedTime"))?;
+            Ok((value, Some(ms as f64)))
+        })();
+        for event in events {
+            // SAFETY: created above, no longer recorded or waited on.
+            unsafe {
+                let _ = result::event::destroy(event);
+            }
+        }
+        outcome
+    }
 }
 
 #[cfg(test)]

@@ -76,6 +76,12 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     ) -> Result<()>;
     /// Waits until everything issued so far has finished.
     fn finish(&self) -> Result<()>;
+
+    /// Runs `work` and, where the device keeps its own clock for the queue (CUDA
+    /// events), returns the device time from its first command to its last, in ms.
+    fn time<R>(&self, work: impl FnOnce() -> Result<R>) -> Result<(R, Option<f64>)> {
+        Ok((work()?, None))
+    }
 }
 
 /// What the drivers need to know about a device, filled in by the tier that opens it.
@@ -293,6 +299,11 @@ impl<D: Device> Gpu<D> {
 
     fn finish(&self) -> Result<()> {
         self.device.finish()
+    }
+
+    /// See [`Device::time`].
+    pub(crate) fn time<R>(&self, work: impl FnOnce() -> Result<R>) -> Result<(R, Option<f64>)> {
+        self.device.time(work)
     }
 
     pub(crate) fn upload_buffer<T: Plain>(&self, data: &[T]) -> Result<DeviceBuffer<D, T>> {
