@@ -46,8 +46,7 @@ def modules():
                     f"-DDTYPE={dtype}",
                     f"-DSCAN_OP={op}",
                     f"-DSEGMENTED={segmented}",
-                    # The tile state packs status and value into 64 bits: 4-byte types.
-                    f"-DSINGLE_PASS={int(size == 4)}",
+                    "-DSINGLE_PASS=1",
                     "-DNV_SHUFFLE=1",
                     f"-DWG={GROUP}",
                     f"-DITEMS={TILE_BYTES // size}",

@@ -245,8 +245,11 @@ __kernel void scan_downsweep(__global const T* in, __global const uchar* flags, 
 // prefix, then publishes its own and writes its tile. A tile waits only on tiles whose
 // tickets came earlier, so on devices whose running work-groups keep running (NVIDIA
 // and AMD GPUs) it cannot deadlock; the host uses reduce-then-scan everywhere else.
-// A tile's state is one 64-bit word (status, run flag, 32-bit value) written by one
-// atom_xchg, so a reader never sees a status without its value: 4-byte types only.
+// A tile's state is published by 64-bit atomic exchanges, each word holding the status,
+// the run's flag and 32 bits of its value: one word for 4-byte types; two for 8-byte
+// ones, which a reader accepts only when both show the same status (a tile publishes its
+// aggregate once, then its prefix once, so equal statuses mean one publication). No
+// memory fence is needed, and none is portable across work-groups in OpenCL 1.2.
 #if SINGLE_PASS
 #ifdef __OPENCL_VERSION__
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
@@ -254,13 +257,38 @@ __kernel void scan_downsweep(__global const T* in, __global const uchar* flags, 
 #define STATE_EMPTY 0ul
 #define STATE_AGGREGATE 1ul
 #define STATE_PREFIX 2ul
+#define STATUS(word) ((word) >> 62)
 
-inline ulong state_word(Run r, ulong status) {
-    return (status << 62) | ((ulong)(r.f != 0) << 61) | (ulong)as_uint(r.v);
+inline ulong state_head(Run r, ulong status) {
+    return (status << 62) | ((ulong)(r.f != 0) << 61);
 }
 
-inline Run state_run(ulong word) {
-    return run_make(AS_T((uint)word), (uint)(word >> 61) & 1u);
+inline void publish(__global volatile ulong* state, uint tile, Run r, ulong status) {
+#if T_WIDE
+    ulong bits = as_ulong(r.v);
+    atom_xchg(&state[2 * (ulong)tile], state_head(r, status) | (bits & 0xFFFFFFFFul));
+    atom_xchg(&state[2 * (ulong)tile + 1], state_head(r, status) | (bits >> 32));
+#else
+    atom_xchg(&state[tile], state_head(r, status) | (ulong)as_uint(r.v));
+#endif
+}
+
+// Waits until tile j has published, and returns its status and run.
+inline ulong read_state(__global volatile ulong* state, ulong j, Run* r) {
+#if T_WIDE
+    ulong lo, hi;
+    do {
+        lo = state[2 * j];
+        hi = state[2 * j + 1];
+    } while (STATUS(lo) == STATE_EMPTY || STATUS(lo) != STATUS(hi));
+    *r = run_make(AS_T((hi << 32) | (lo & 0xFFFFFFFFul)), (uint)(lo >> 61) & 1u);
+#else
+    ulong lo;
+    while (STATUS(lo = state[j]) == STATE_EMPTY)
+        ;
+    *r = run_make(AS_T((uint)lo), (uint)(lo >> 61) & 1u);
+#endif
+    return STATUS(lo);
 }
 
 // Takes this work-group's tile by ticket (every work-item gets it).
@@ -273,12 +301,13 @@ inline uint take_tile(__global uint* ticket, LOCAL uint* tile_id) {
 
 // Publishes the tile's aggregate, looks back until the run before the tile is known,
 // publishes the tile's inclusive prefix, and returns the run before the tile to every
-// work-item.
+// work-item. Work-items 0..31 each read one predecessor per step (wrun, wstatus).
 inline Run look_back(uint tile, Run aggregate, __global volatile ulong* state,
-                     LOCAL ulong* window, LOCAL uint* finished, LOCAL Run* carry) {
+                     LOCAL Run* wrun, LOCAL uint* wstatus, LOCAL uint* finished,
+                     LOCAL Run* carry) {
     const uint lid = get_local_id(0);
     if (lid == 0) {
-        atom_xchg(&state[tile], state_word(aggregate, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE));
+        publish(state, tile, aggregate, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE);
         *carry = run_make(IDENTITY, 0);
         *finished = tile == 0;
     }
@@ -288,25 +317,22 @@ inline Run look_back(uint tile, Run aggregate, __global volatile ulong* state,
     while (!*finished) {
         if (lid < 32) {
             long j = hi - (long)lid;
-            ulong word = 0;
-            if (j >= 0)
-                while (((word = state[j]) >> 62) == STATE_EMPTY)
-                    ;
-            window[lid] = word;
+            Run r = run_make(IDENTITY, 0);
+            wstatus[lid] = j >= 0 ? (uint)read_state(state, (ulong)j, &r) : 0;
+            wrun[lid] = r;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         if (lid == 0) {
             for (uint k = 0; k < 32 && hi - (long)k >= 0; k++) {
-                ulong word = window[k];
-                suffix = run_combine(state_run(word), suffix);
-                if ((word >> 62) == STATE_PREFIX || suffix.f) {
+                suffix = run_combine(wrun[k], suffix);
+                if (wstatus[k] == STATE_PREFIX || suffix.f) {
                     *finished = 1;
                     break;
                 }
             }
             if (*finished) {
                 *carry = suffix;
-                atom_xchg(&state[tile], state_word(run_combine(suffix, aggregate), STATE_PREFIX));
+                publish(state, tile, run_combine(suffix, aggregate), STATE_PREFIX);
             }
         }
         hi -= 32;
@@ -321,7 +347,8 @@ __kernel void scan_single_pass(__global const T* in, __global const uchar* flags
     __local T lv[TILE_PADDED];
     __local uchar lf[FLAGS_LEN];
     __local Run lr[WG];
-    __local ulong window[32];
+    __local Run wrun[32];
+    __local uint wstatus[32];
     __local uint tile_id, finished;
     __local Run carry;
     const uint tile = take_tile(ticket, &tile_id);
@@ -330,7 +357,7 @@ __kernel void scan_single_pass(__global const T* in, __global const uchar* flags
     barrier(CLK_LOCAL_MEM_FENCE);
     Run aggregate;
     const Run before = group_scan(thread_run(lv, lf), lr, &aggregate);
-    const Run carry_in = look_back(tile, aggregate, state, window, &finished, &carry);
+    const Run carry_in = look_back(tile, aggregate, state, wrun, wstatus, &finished, &carry);
     rescan_and_store(run_combine(carry_in, before), lv, lf, exclusive, base, n, out);
 }
 #endif

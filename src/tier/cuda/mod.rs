@@ -25,7 +25,7 @@ pub(crate) const MIN_COMPUTE_CAPABILITY: (i32, i32) = (7, 0);
 
 /// `GPUMST_CUDA_MEMORY_LIMIT=BYTES` caps the device memory gpumst assumes.
 pub(crate) const MEMORY_LIMIT_ENV: &str = "GPUMST_CUDA_MEMORY_LIMIT";
-/// `GPUMST_CUDA_SCAN=single-pass|reduce-then-scan` picks the 4-byte scan (both tested).
+/// `GPUMST_CUDA_SCAN=single-pass|reduce-then-scan` picks the scan (both tested).
 pub(crate) const SCAN_ENV: &str = "GPUMST_CUDA_SCAN";
 
 /// The CUDA tier.

@@ -100,7 +100,7 @@ pub(crate) struct Settings {
     pub tile_bytes: [usize; 6],
     /// 64-bit atomic minimum (a single atomic per offered edge).
     pub int64_atomics: bool,
-    /// Whether 4-byte scans run in a single pass.
+    /// Whether scans run in a single pass (decoupled look-back).
     pub single_pass_scan: bool,
     /// f64 elements are supported.
     pub fp64: bool,
@@ -175,8 +175,8 @@ impl<D: Device> Gpu<D> {
     }
 
     /// Whether scans of `dtype` take the single pass.
-    fn single_pass(&self, dtype: DType) -> bool {
-        self.settings.single_pass_scan && dtype.size() == 4
+    fn single_pass(&self, _dtype: DType) -> bool {
+        self.settings.single_pass_scan
     }
 
     /// Work-groups that keep every compute unit busy, for kernels that walk tiles.

@@ -97,8 +97,10 @@ impl<D: Device> Gpu<D> {
                 "{n} elements are more tiles than the OpenCL scan numbers"
             )));
         }
-        let mut state = self.alloc::<u64>(tiles)?;
-        self.fill(&mut state, 0, tiles)?;
+        // One 64-bit state word per tile, two for 8-byte elements (see primitives.cl).
+        let words = tiles * std::mem::size_of::<T>().div_ceil(4);
+        let mut state = self.alloc::<u64>(words)?;
+        self.fill(&mut state, 0, words)?;
         let mut ticket = self.alloc::<u32>(1)?;
         self.fill(&mut ticket, 0, 1)?;
         // Without segments the flag argument is never read; any buffer will do.

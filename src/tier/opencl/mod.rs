@@ -297,7 +297,7 @@ impl gpu::Device for OpenClDevice {
                         "-DDTYPE={} -DSCAN_OP={} -DSINGLE_PASS={} -DSEGMENTED={} -DNV_SHUFFLE={}",
                         dtype as u32,
                         op as u32,
-                        (settings.single_pass_scan && dtype.size() == 4) as u8,
+                        settings.single_pass_scan as u8,
                         segmented as u8,
                         self.nv_shuffle as u8
                     ),
