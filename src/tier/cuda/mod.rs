@@ -351,9 +351,9 @@ impl CudaDevice {
         unsafe { result::stream::synchronize(self.stream()) }.map_err(|e| cuda_error(what, e))
     }
 
-    fn err(&self, what: &str) -> impl Fn(DriverError) -> Error + '_ {
-        let what = format!("{what} on {}", self.name);
-        move |e| cuda_error(&what, e)
+    /// The error for a failed `what`, built only on failure (launches are hot).
+    fn err<'a>(&'a self, what: &'a str) -> impl Fn(DriverError) -> Error + 'a {
+        move |e| cuda_error(&format!("{what} on {}", self.name), e)
     }
 }
 
@@ -371,9 +371,13 @@ impl gpu::Device for CudaDevice {
 
     fn alloc(&self, bytes: usize) -> Result<CudaMemory> {
         self.context.bind()?;
-        // SAFETY: a plain allocation in the bound context, owned by the returned value.
-        let pointer =
-            unsafe { result::malloc_sync(bytes.max(1)) }.map_err(self.err("cuMemAlloc"))?;
+        // SAFETY: a stream-ordered allocation from the context's pool, owned by the
+        // returned value; every use of it is issued to the same stream, and CudaMemory's
+        // Drop frees it in stream order.
+        let pointer = unsafe {
+            result::mem_pool::alloc_async(self.context.pool, bytes.max(1), self.stream())
+        }
+        .map_err(self.err("cuMemAllocFromPoolAsync"))?;
         Ok(CudaMemory {
             pointer,
             context: self.context.clone(),
@@ -521,7 +525,9 @@ impl gpu::Device for CudaDevice {
                     let c_name = CString::new(name).expect("kernel names have no NUL");
                     // SAFETY: the module is loaded in the bound context.
                     let f = unsafe { result::module::get_function(program.module, c_name) }
-                        .map_err(self.err(&format!("cuModuleGetFunction({name})")))?;
+                        .map_err(|e| {
+                            cuda_error(&format!("cuModuleGetFunction({name}) on {}", self.name), e)
+                        })?;
                     functions.insert(name.to_string(), f);
                     f
                 }
@@ -553,7 +559,7 @@ impl gpu::Device for CudaDevice {
                 &mut params,
             )
         }
-        .map_err(self.err(&format!("launching {name}")))
+        .map_err(|e| cuda_error(&format!("launching {name} on {}", self.name), e))
     }
 
     fn finish(&self) -> Result<()> {

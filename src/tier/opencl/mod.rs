@@ -5,7 +5,9 @@
 //! This module owns the device and its queue, builds programs, allocates buffers and
 //! launches kernels; the primitives and MSF algorithms in `tier::gpu` drive them.
 
+use std::collections::HashMap;
 use std::ffi::c_void;
+use std::sync::Mutex;
 
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context as ClContext;
@@ -94,6 +96,15 @@ pub(crate) fn devices_in_preference_order() -> Result<Vec<DeviceEntry>> {
     // The probe's order, so that its judgement of each device lines up with these.
     entries.sort_by_key(|entry| probe::preference_rank(probe::opencl_kind(entry.kind)));
     Ok(entries)
+}
+
+/// A built program and the kernel objects made from it, kept for reuse: creating a
+/// kernel object for every launch costs a driver call per launch.
+pub(crate) struct OpenClProgram {
+    program: Program,
+    /// Locked from setting a kernel's arguments until it is enqueued, so that
+    /// concurrent launches of one kernel cannot mix their arguments.
+    kernels: Mutex<HashMap<String, Kernel>>,
 }
 
 /// An opened OpenCL device and its in-order queue.
@@ -218,7 +229,7 @@ impl OpenClDevice {
 impl gpu::Device for OpenClDevice {
     type Memory = Buffer<u8>;
     type Handle = cl_mem;
-    type Program = Program;
+    type Program = OpenClProgram;
 
     fn alloc(&self, bytes: usize) -> Result<Buffer<u8>> {
         // SAFETY: no host pointer is passed (null with flags that do not use one).
@@ -286,7 +297,7 @@ impl gpu::Device for OpenClDevice {
         Ok(())
     }
 
-    fn build(&self, kind: ProgramKind, settings: &Settings) -> Result<Program> {
+    fn build(&self, kind: ProgramKind, settings: &Settings) -> Result<OpenClProgram> {
         let mut items = 8;
         let (body, defines, what) = match kind {
             ProgramKind::Primitives(dtype, op, segmented) => {
@@ -311,26 +322,40 @@ impl gpu::Device for OpenClDevice {
             "-cl-std=CL1.2 -DWG={} -DITEMS={items} {defines}",
             settings.group_size
         );
-        Program::create_and_build_from_source(&self.context, &source, &options).map_err(|log| {
-            Error::new(
-                Status::DeviceError,
-                format!(
-                    "building the OpenCL {what} for {} with '{options}' failed:\n{log}",
-                    self.name
-                ),
-            )
+        let program = Program::create_and_build_from_source(&self.context, &source, &options)
+            .map_err(|log| {
+                Error::new(
+                    Status::DeviceError,
+                    format!(
+                        "building the OpenCL {what} for {} with '{options}' failed:\n{log}",
+                        self.name
+                    ),
+                )
+            })?;
+        Ok(OpenClProgram {
+            program,
+            kernels: Mutex::new(HashMap::new()),
         })
     }
 
     fn launch(
         &self,
-        program: &Program,
+        program: &OpenClProgram,
         name: &str,
         groups: usize,
         group: usize,
         args: &[Arg<Self>],
     ) -> Result<()> {
-        let kernel = Kernel::create(program, name).map_err(|e| self.cl_error(name, e))?;
+        let mut kernels = program
+            .kernels
+            .lock()
+            .map_err(|_| Error::internal("the OpenCL kernel cache was poisoned by a panic"))?;
+        if !kernels.contains_key(name) {
+            let kernel =
+                Kernel::create(&program.program, name).map_err(|e| self.cl_error(name, e))?;
+            kernels.insert(name.to_string(), kernel);
+        }
+        let kernel = &kernels[name];
         for (index, arg) in args.iter().enumerate() {
             let index = index as u32;
             // SAFETY: each value has the size and representation of the OpenCL
@@ -358,6 +383,19 @@ impl gpu::Device for OpenClDevice {
             )
         }
         .map_err(|e| self.cl_error(&format!("launching {name}"), e))?;
+        // The enqueued command has its arguments; clear the buffer arguments of the
+        // cached kernel object so that no implementation keeps those buffers alive.
+        for (index, arg) in args.iter().enumerate() {
+            if let Arg::Mem(_) = arg {
+                let none: cl_mem = std::ptr::null_mut();
+                // SAFETY: a null cl_mem is a valid value for a buffer parameter (the
+                // OpenCL specification of clSetKernelArg), and it is never launched
+                // with: every launch sets every argument first.
+                unsafe { kernel.set_arg(index as u32, &none) }.map_err(|e| {
+                    self.cl_error(&format!("clSetKernelArg({name}, {index}, NULL)"), e)
+                })?;
+            }
+        }
         Ok(())
     }
 
