@@ -297,15 +297,7 @@ pub(crate) fn open(index: u32) -> Result<CudaTier> {
             ));
         }
     }
-    let single_pass_scan = match std::env::var(SCAN_ENV).as_deref().map(str::trim) {
-        Ok("single-pass") | Err(_) => true,
-        Ok("reduce-then-scan") => false,
-        Ok(other) => {
-            return Err(Error::invalid_argument(format!(
-                "{SCAN_ENV}='{other}': expected single-pass or reduce-then-scan"
-            )))
-        }
-    };
+    let single_pass_scan = gpu::single_pass_scan(SCAN_ENV, true)?;
     let settings = Settings {
         name: name.clone(),
         global_memory: (total as u64).min(limit),

@@ -139,6 +139,13 @@ impl MemoryMeter {
     }
 }
 
+impl Settings {
+    /// Elements per work-item in a scan tile of `dtype`.
+    pub(crate) fn tile_items(&self, dtype: DType) -> usize {
+        (self.tile_bytes[dtype as usize] / dtype.size()).max(1)
+    }
+}
+
 /// A GPU tier: its device, what the drivers need to know about it, and its programs.
 pub(crate) struct Gpu<D: Device> {
     pub(crate) device: D,
@@ -167,16 +174,6 @@ impl<D: Device> Gpu<D> {
 
     pub(crate) fn supports_dtype(&self, dtype: DType) -> bool {
         dtype != DType::F64 || self.settings.fp64
-    }
-
-    /// Elements per work-item in a scan tile of `dtype`.
-    fn tile_items(&self, dtype: DType) -> usize {
-        (self.settings.tile_bytes[dtype as usize] / dtype.size()).max(1)
-    }
-
-    /// Whether scans of `dtype` take the single pass.
-    fn single_pass(&self, _dtype: DType) -> bool {
-        self.settings.single_pass_scan
     }
 
     /// Work-groups that keep every compute unit busy, for kernels that walk tiles.
@@ -378,6 +375,19 @@ pub(crate) fn tuning(name: &str, default: usize) -> usize {
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|&v| v > 0)
         .unwrap_or(default)
+}
+
+/// `GPUMST_<API>_SCAN=single-pass|reduce-then-scan` overrides a tier's choice of scan
+/// (`default`): whether scans take the single pass.
+pub(crate) fn single_pass_scan(variable: &str, default: bool) -> Result<bool> {
+    match std::env::var(variable).as_deref().map(str::trim) {
+        Ok("single-pass") => Ok(true),
+        Ok("reduce-then-scan") => Ok(false),
+        Ok(other) => Err(Error::invalid_argument(format!(
+            "{variable}='{other}': expected single-pass or reduce-then-scan"
+        ))),
+        Err(_) => Ok(default),
+    }
 }
 
 /// `GPUMST_<API>_MEMORY_LIMIT=BYTES` caps the device memory gpumst assumes (both the

@@ -17,7 +17,7 @@ const LANES: usize = 32;
 
 impl<D: Device> Gpu<D> {
     fn tile_len<T: Element>(&self) -> usize {
-        self.settings.group_size * self.tile_items(T::DTYPE)
+        self.settings.group_size * self.settings.tile_items(T::DTYPE)
     }
 
     /// Splits `n` elements into at most `resident_groups` contiguous ranges of whole
@@ -43,7 +43,7 @@ impl<D: Device> Gpu<D> {
             return Ok(());
         }
         let program = self.program(ProgramKind::Primitives(T::DTYPE, op, flags.is_some()))?;
-        if self.single_pass(T::DTYPE) {
+        if self.settings.single_pass_scan {
             return self.scan_single_pass(&program, data, flags, kind);
         }
         let (groups, group_len) = self.partition(n, self.tile_len::<T>());
@@ -317,7 +317,10 @@ impl<D: Device> Gpu<D> {
             out_i.arg(),
         ];
         let average = data.len() / segments;
-        let lanes_from = super::tuning("GPUMST_GPU_LANES_FROM", ITEMS_PER_SEGMENT_FOR_LANES);
+        // Read once: this runs on every call.
+        static LANES_FROM: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        let lanes_from = *LANES_FROM
+            .get_or_init(|| super::tuning("GPUMST_GPU_LANES_FROM", ITEMS_PER_SEGMENT_FOR_LANES));
         if average >= ITEMS_PER_SEGMENT_FOR_GROUPS {
             let group = self.settings.group_size;
             self.launch(

@@ -183,17 +183,7 @@ pub(crate) fn open(index: u32) -> Result<OpenClTier> {
         && group_size % 32 == 0
         && group_size <= 1024
         && std::env::var(SHUFFLE_ENV).map_or(true, |v| v.trim() != "0");
-    let single_pass_scan = int64_atomics
-        && match std::env::var(SCAN_ENV).as_deref().map(str::trim) {
-            Ok("single-pass") => true,
-            Ok("reduce-then-scan") => false,
-            Ok(other) => {
-                return Err(Error::invalid_argument(format!(
-                    "{SCAN_ENV}='{other}': expected single-pass or reduce-then-scan"
-                )))
-            }
-            Err(_) => forward_progress,
-        };
+    let single_pass_scan = int64_atomics && gpu::single_pass_scan(SCAN_ENV, forward_progress)?;
     let settings = Settings {
         name: name.clone(),
         global_memory: device.global_mem_size().unwrap_or(0).min(limit),
@@ -301,7 +291,7 @@ impl gpu::Device for OpenClDevice {
         let mut items = 8;
         let (body, defines, what) = match kind {
             ProgramKind::Primitives(dtype, op, segmented) => {
-                items = (settings.tile_bytes[dtype as usize] / dtype.size()).max(1);
+                items = settings.tile_items(dtype);
                 (
                     PRIMITIVES_SOURCE,
                     format!(
