@@ -441,21 +441,22 @@ inline void arg_fold(__global const T* in, ulong from, ulong to, ulong step, T* 
     }
 }
 
-// Reduces the (value, index) pairs of the work-group to work-item 0.
-inline void group_arg(T* v, ulong* i, LOCAL T* lv, LOCAL ulong* li) {
-    uint lid = get_local_id(0);
+// Reduces the (value, index) pairs of each run of `lanes` consecutive work-items (a power
+// of two dividing WG) to every work-item of the run; lanes == WG: the whole work-group.
+inline void lanes_arg(T* v, ulong* i, LOCAL T* lv, LOCAL ulong* li, uint lanes) {
+    const uint lid = get_local_id(0), lane = lid % lanes;
     lv[lid] = *v;
     li[lid] = *i;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint stride = WG / 2; stride > 0; stride >>= 1) {
-        if (lid < stride && arg_better(lv[lid + stride], li[lid + stride], lv[lid], li[lid])) {
+    for (uint stride = lanes / 2; stride > 0; stride >>= 1) {
+        if (lane < stride && arg_better(lv[lid + stride], li[lid + stride], lv[lid], li[lid])) {
             lv[lid] = lv[lid + stride];
             li[lid] = li[lid + stride];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    *v = lv[0];
-    *i = li[0];
+    *v = lv[lid - lane];
+    *i = li[lid - lane];
 }
 
 // Launch 1: each group strides over its range; one pair per group.
@@ -468,7 +469,7 @@ __kernel void arg_partial(__global const T* in, ulong n, ulong group_len, __glob
     T best;
     ulong at;
     arg_fold(in, start + get_local_id(0), end, WG, &best, &at);
-    group_arg(&best, &at, lv, li);
+    lanes_arg(&best, &at, lv, li, WG);
     if (get_local_id(0) == 0) {
         part_v[get_group_id(0)] = best;
         part_i[get_group_id(0)] = at;
@@ -489,7 +490,7 @@ __kernel void arg_final(__global const T* part_v, __global const ulong* part_i, 
             at = part_i[g];
         }
     }
-    group_arg(&best, &at, lv, li);
+    lanes_arg(&best, &at, lv, li, WG);
     if (get_local_id(0) == 0) {
         *(__global T*)result = best;
         result[1] = at;
@@ -519,7 +520,7 @@ __kernel void segmented_arg_groups(__global const T* in, __global const ulong* o
     T best;
     ulong at;
     arg_fold(in, offsets[s] + get_local_id(0), offsets[s + 1], WG, &best, &at);
-    group_arg(&best, &at, lv, li);
+    lanes_arg(&best, &at, lv, li, WG);
     if (get_local_id(0) == 0) {
         values[s] = best;
         indices[s] = at;
@@ -539,19 +540,10 @@ __kernel void segmented_arg_lanes(__global const T* in, __global const ulong* of
     ulong at = NO_INDEX;
     if (s < segments)
         arg_fold(in, offsets[s] + lane, offsets[s + 1], LANES, &best, &at);
-    lv[lid] = best;
-    li[lid] = at;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint stride = LANES / 2; stride > 0; stride >>= 1) {
-        if (lane < stride && arg_better(lv[lid + stride], li[lid + stride], lv[lid], li[lid])) {
-            lv[lid] = lv[lid + stride];
-            li[lid] = li[lid + stride];
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    lanes_arg(&best, &at, lv, li, LANES);
     if (lane == 0 && s < segments) {
-        values[s] = lv[lid];
-        indices[s] = li[lid];
+        values[s] = best;
+        indices[s] = at;
     }
 }
 #endif
