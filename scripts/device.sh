@@ -79,6 +79,19 @@ setup_there() {
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 }
 
+# NY and BAY with every algorithm through the command line on one GPU tier; prints the
+# forest size and weight to compare with the published answers.
+road_graphs_cli() {
+    local status=0
+    for g in NY BAY; do
+        for a in auto boruvka prim strut; do
+            "$CARRY/bin/gpumst" msf "$CARRY/data/$g.gr.xz" --backend "$1" --algorithm "$a" --repeat 5 --json |
+                python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["file"].split("/")[-1], j["algorithm"], j["backend"], j["forest_edges"], j["total_weight"], j["timings_ms"])' || status=1
+        done
+    done
+    return $status
+}
+
 test_there() {
     local status=0
     {
@@ -96,12 +109,7 @@ test_there() {
         echo "== out-of-memory paths (device memory capped at 1 MB)"
         GPUMST_OPENCL_MEMORY_LIMIT=1000000 timeout -k 5 60 "$CARRY/bin/conformance" out_of_device_memory 2>&1 | tail -3 || status=1
         echo "== NY and BAY through the command line on the OpenCL tier"
-        for g in NY BAY; do
-            for a in auto boruvka prim strut; do
-                "$CARRY/bin/gpumst" msf "$CARRY/data/$g.gr.xz" --backend opencl --algorithm "$a" --repeat 5 --json |
-                    python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["file"].split("/")[-1], j["algorithm"], j["backend"], j["forest_edges"], j["total_weight"], j["timings_ms"])' || status=1
-            done
-        done
+        road_graphs_cli opencl || status=1
     } 2>&1 | tee -a "$OUT/test.log"
     cuda_tests_there || status=1
     return $status
@@ -121,12 +129,7 @@ cuda_tests_there() {
         /usr/bin/time -f "wall %e s for process start, context, JIT and MSF" env CUDA_CACHE_DISABLE=1 \
             "$CARRY/bin/gpumst" msf tests/data/small.gr --backend cuda >/dev/null || status=1
         echo "== CUDA: NY and BAY through the command line"
-        for g in NY BAY; do
-            for a in auto boruvka prim strut; do
-                "$CARRY/bin/gpumst" msf "$CARRY/data/$g.gr.xz" --backend cuda --algorithm "$a" --repeat 5 --json |
-                    python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["file"].split("/")[-1], j["algorithm"], j["backend"], j["forest_edges"], j["total_weight"], j["timings_ms"])' || status=1
-            done
-        done
+        road_graphs_cli cuda || status=1
         echo "== CUDA: NVRTC hidden (every libnvrtc on this machine replaced by /dev/null in a private mount namespace)"
         unshare -m bash -c '
             for f in $(find /usr /opt -name "libnvrtc*.so*" 2>/dev/null); do mount --bind /dev/null "$f"; done
