@@ -121,9 +121,10 @@ inline uint claim_slot(bool keep, __global uint* counter, LOCAL uint* shared) {
     return shared[1] + slot;
 }
 
-// The worklist length lives on the device (`count`), so rounds run without the host
-// reading it; the host launches at least that many work-items (a bound it learns from
-// time to time) and the rest return at once.
+// The worklist length lives on the device, in slot `at` of `counts` (one slot per
+// round, so no round waits for the host to clear a counter), and rounds run without the
+// host reading it: the host launches at least that many work-items (a bound it learns
+// from counts it reads back some rounds later) and the rest return at once.
 
 // out[i] = i below `len`: every vertex its own tree or successor (written on the device,
 // instead of a host array copied over and waited for every round).
@@ -133,30 +134,42 @@ __kernel void iota(__global uint* out, uint len) {
         out[i] = i;
 }
 
+// Every vertex points straight at its root (before a phase that finds the roots of
+// every edge's ends; concurrent path halving is harmless, as in ec_compact).
+__kernel void uf_flatten(__global uint* parent, uint vertices) {
+    uint v = get_global_id(0);
+    if (v < vertices)
+        parent[v] = find_root(parent, v);
+}
+
 // Keeps the worklist edges (all `first_count` edges by position in a phase's first
-// round) whose ends are in different trees and whose key is at most `threshold` (the
-// light edges first, then all), with the two roots, which stay valid until the next
-// hook. `counter` (zero before) receives the new length.
+// round) whose ends are in different trees and whose key lies in [lowest, highest]
+// (the light edges first, then the rest), with the two roots, which stay valid until
+// the next hook. counts[at] holds the worklist's length and counts[into] (zero before)
+// receives the new one; work-item 0 clears counts[clear_at] for a later round.
 __kernel void ec_compact(__global const uint* eu, __global const uint* ev,
-                         __global const Key* keys, ulong threshold, __global uint* parent,
-                         __global const uint* worklist, uint first_count,
-                         __global const uint* count, __global uint* out,
-                         __global uint* out_ru, __global uint* out_rv,
-                         __global uint* counter) {
+                         __global const Key* keys, ulong lowest, ulong highest,
+                         __global uint* parent, __global const uint* worklist,
+                         uint first_count, __global uint* counts, uint at, uint into,
+                         uint clear_at, __global uint* out, __global uint* out_ru,
+                         __global uint* out_rv) {
     __local uint shared[2];
     uint i = get_global_id(0);
-    uint n = first_count ? first_count : *count;
+    uint n = first_count ? first_count : counts[at];
+    if (i == 0)
+        counts[clear_at] = 0;
     bool keep = false;
     uint e = 0, ru = 0, rv = 0;
     if (i < n) {
         e = first_count ? i : worklist[i];
-        if ((ulong)key_of(keys, e) <= threshold) {
+        ulong key = (ulong)key_of(keys, e);
+        if (lowest <= key && key <= highest) {
             ru = find_root(parent, eu[e]);
             rv = find_root(parent, ev[e]);
             keep = ru != rv;
         }
     }
-    uint slot = claim_slot(keep, counter, shared);
+    uint slot = claim_slot(keep, &counts[into], shared);
     if (keep) {
         out[slot] = e;
         out_ru[slot] = ru;
@@ -167,9 +180,9 @@ __kernel void ec_compact(__global const uint* eu, __global const uint* ev,
 // Pass `pass` of the lightest-edge search: each worklist edge offers itself to both trees.
 __kernel void ec_lightest(__global const uint* worklist, __global const uint* wl_ru,
                           __global const uint* wl_rv, __global const Key* keys,
-                          __global const uint* count, uint pass, BEST_PARAMS) {
+                          __global const uint* counts, uint at, uint pass, BEST_PARAMS) {
     uint i = get_global_id(0);
-    if (i >= *count)
+    if (i >= counts[at])
         return;
     uint e = worklist[i];
     Key key = key_of(keys, e);
@@ -177,28 +190,23 @@ __kernel void ec_lightest(__global const uint* worklist, __global const uint* wl
     offer(wl_rv[i], e, key, pass, best64, best_hi, best_lo, best_pos);
 }
 
-// Marks the edges some tree chose.
+// Marks the edges some tree chose and, with `hook` (edge-centric Borůvka), joins the
+// trees of each chosen edge's ends in `parent` (strut merges its own way). Choosing
+// reads only best_*, which hooking leaves alone, so one launch does both.
 __kernel void ec_choose(__global const uint* worklist, __global const uint* wl_ru,
-                        __global const uint* wl_rv, __global const uint* count, BEST_PARAMS,
-                        __global uchar* in_forest) {
+                        __global const uint* wl_rv, __global const uint* counts, uint at,
+                        BEST_PARAMS, __global uchar* in_forest, uint hook,
+                        __global const uint* eu, __global const uint* ev,
+                        __global volatile uint* parent) {
     uint i = get_global_id(0);
-    if (i >= *count)
+    if (i >= counts[at])
         return;
     uint e = worklist[i];
-    if (best_edge(wl_ru[i], best64, best_hi, best_lo, best_pos) == e ||
-        best_edge(wl_rv[i], best64, best_hi, best_lo, best_pos) == e)
-        in_forest[e] = 1;
-}
-
-
-__kernel void ec_hook(__global const uint* eu, __global const uint* ev,
-                      __global volatile uint* parent, __global const uint* worklist,
-                      __global const uint* count, __global const uchar* in_forest) {
-    uint i = get_global_id(0);
-    if (i >= *count)
+    if (best_edge(wl_ru[i], best64, best_hi, best_lo, best_pos) != e &&
+        best_edge(wl_rv[i], best64, best_hi, best_lo, best_pos) != e)
         return;
-    uint e = worklist[i];
-    if (!in_forest[e])
+    in_forest[e] = 1;
+    if (!hook)
         return;
     for (;;) {
         uint ru = find_root_fresh(parent, eu[e]), rv = find_root_fresh(parent, ev[e]);

@@ -91,6 +91,10 @@ struct Context {
     /// synchronization (cuMemFree's), and other users of the primary context keep
     /// their default pool's settings.
     pool: sys::CUmemoryPool,
+    /// Page-locked host slots for small reads (null if the driver gave none).
+    staging: *mut u8,
+    /// The staging slots not in use.
+    free_slots: Mutex<Vec<usize>>,
 }
 
 // SAFETY: CUDA driver API handles may be used from any thread; every use first makes
@@ -103,6 +107,13 @@ unsafe impl Sync for Context {}
 /// to the driver), so per-round buffers of an MSF are not remapped every round.
 const POOL_KEEPS_BYTES: u64 = 1 << 30;
 
+/// Small reads (a worklist length, an argmin's value and index) go through page-locked
+/// host memory: a copy into pageable memory is staged by the driver and blocks the
+/// host, while one into page-locked memory is a plain DMA that can run behind other
+/// work. One page of 16-byte slots.
+const STAGING_SLOT_BYTES: usize = 16;
+const STAGING_SLOTS: usize = 256;
+
 impl Context {
     /// Retains the primary context of `device` and creates the stream and pool.
     fn open(device: sys::CUdevice) -> Result<Context> {
@@ -114,6 +125,8 @@ impl Context {
             device,
             stream: std::ptr::null_mut(),
             pool: std::ptr::null_mut(),
+            staging: std::ptr::null_mut(),
+            free_slots: Mutex::new(Vec::new()),
         };
         context.bind()?;
         context.stream = result::stream::create(result::stream::StreamKind::NonBlocking)
@@ -136,7 +149,25 @@ impl Context {
             .map_err(|e| cuda_error("cuMemPoolSetAttribute", e))?;
             pool
         };
+        // SAFETY: a plain page-locked allocation, freed in Drop; without it small
+        // reads take the pageable path.
+        if let Ok(page) = unsafe { result::malloc_host(STAGING_SLOTS * STAGING_SLOT_BYTES, 0) } {
+            context.staging = page.cast();
+            context.free_slots = Mutex::new((0..STAGING_SLOTS).rev().collect());
+        }
         Ok(context)
+    }
+
+    /// A free staging slot, if any (each is returned when its guard drops).
+    fn take_slot(self: &Arc<Self>) -> Option<StagingSlot> {
+        if self.staging.is_null() {
+            return None;
+        }
+        let index = self.free_slots.lock().ok()?.pop()?;
+        Some(StagingSlot {
+            context: self.clone(),
+            index,
+        })
     }
 
     /// Makes the context current on this thread (cheap; needed before any driver call,
@@ -162,8 +193,72 @@ impl Drop for Context {
                 if !self.pool.is_null() {
                     let _ = result::mem_pool::destroy(self.pool);
                 }
+                if !self.staging.is_null() {
+                    // Every slot guard holds this Context, so no copy targets it now.
+                    let _ = result::free_host(self.staging.cast());
+                }
             }
             let _ = result::primary_ctx::release(self.device);
+        }
+    }
+}
+
+/// One 16-byte slot of the context's page-locked staging memory, returned to the free
+/// list on drop. Whoever copies into it makes sure the copy is over before then.
+struct StagingSlot {
+    context: Arc<Context>,
+    index: usize,
+}
+
+impl StagingSlot {
+    fn pointer(&self) -> *mut u8 {
+        // SAFETY: index < STAGING_SLOTS, so the slot lies inside the staging page.
+        unsafe { self.context.staging.add(self.index * STAGING_SLOT_BYTES) }
+    }
+
+    /// Copies `bytes` (at most a slot) from `device` into the slot, in stream order.
+    fn copy_from(&self, device: sys::CUdeviceptr, bytes: usize) -> Result<()> {
+        debug_assert!(bytes <= STAGING_SLOT_BYTES);
+        // SAFETY: the slot is page-locked host memory of STAGING_SLOT_BYTES, owned by
+        // this guard until it drops, and callers wait for the copy before then; the
+        // caller keeps the device range inside its allocation.
+        unsafe {
+            sys::cuMemcpyDtoHAsync_v2(self.pointer().cast(), device, bytes, self.context.stream)
+        }
+        .result()
+        .map_err(|e| cuda_error("cuMemcpyDtoHAsync into page-locked memory", e))
+    }
+}
+
+impl Drop for StagingSlot {
+    fn drop(&mut self) {
+        if let Ok(mut free) = self.context.free_slots.lock() {
+            free.push(self.index);
+        }
+    }
+}
+
+/// A `read_later` in flight: the slot it lands in and the event recorded after it.
+pub(crate) struct CudaPending {
+    in_flight: Option<InFlight>,
+    value: u32,
+}
+
+struct InFlight {
+    /// Dropped after `event` is waited for (Drop below runs before the fields drop).
+    slot: StagingSlot,
+    event: sys::CUevent,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if self.slot.context.bind().is_ok() {
+            // SAFETY: created in read_later and destroyed once, here; waiting first
+            // means the copy into the slot is over before the slot is handed out again.
+            unsafe {
+                let _ = result::event::synchronize(self.event);
+                let _ = result::event::destroy(self.event);
+            }
         }
     }
 }
@@ -360,6 +455,7 @@ impl gpu::Device for CudaDevice {
     type Memory = CudaMemory;
     type Handle = sys::CUdeviceptr;
     type Program = CudaModule;
+    type Pending = CudaPending;
 
     fn alloc(&self, bytes: usize) -> Result<CudaMemory> {
         self.context.bind()?;
@@ -391,10 +487,79 @@ impl gpu::Device for CudaDevice {
 
     fn read(&self, memory: &CudaMemory, offset: usize, out: &mut [u8]) -> Result<()> {
         self.context.bind()?;
+        if out.len() <= STAGING_SLOT_BYTES {
+            if let Some(slot) = self.context.take_slot() {
+                slot.copy_from(memory.pointer + offset as u64, out.len())?;
+                self.sync("cuStreamSynchronize after a device-to-host copy")?;
+                // SAFETY: the copy into the slot is over (the stream was synchronized)
+                // and the slot holds at least out.len() bytes.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(slot.pointer(), out.as_mut_ptr(), out.len())
+                };
+                return Ok(());
+            }
+        }
         // SAFETY: as in write: in bounds, and complete before `out` is used again.
         unsafe { result::memcpy_dtoh_async(out, memory.pointer + offset as u64, self.stream()) }
             .map_err(self.err("cuMemcpyDtoHAsync"))?;
         self.sync("cuStreamSynchronize after a device-to-host copy")
+    }
+
+    fn read_later(&self, memory: &CudaMemory, offset: usize) -> Result<CudaPending> {
+        self.context.bind()?;
+        let Some(slot) = self.context.take_slot() else {
+            let mut value = [0u8; 4];
+            self.read(memory, offset, &mut value)?;
+            return Ok(CudaPending {
+                in_flight: None,
+                value: u32::from_ne_bytes(value),
+            });
+        };
+        let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
+            .map_err(self.err("cuEventCreate"))?;
+        let in_flight = InFlight { slot, event };
+        in_flight
+            .slot
+            .copy_from(memory.pointer + offset as u64, 4)?;
+        // SAFETY: the event was just created in the bound context; the stream is ours.
+        if let Err(e) = unsafe { result::event::record(event, self.stream()) } {
+            // The slot goes back to the free list below: let the copy into it end first.
+            let _ = self.sync("cuStreamSynchronize");
+            return Err(self.err("cuEventRecord")(e));
+        }
+        Ok(CudaPending {
+            in_flight: Some(in_flight),
+            value: 0,
+        })
+    }
+
+    fn poll(&self, pending: &mut CudaPending, wait: bool) -> Result<Option<u32>> {
+        let Some(flight) = &pending.in_flight else {
+            return Ok(Some(pending.value));
+        };
+        self.context.bind()?;
+        // SAFETY: the event lives until `flight` drops.
+        let done = unsafe {
+            if wait {
+                result::event::synchronize(flight.event).map_err(self.err("cuEventSynchronize"))?;
+                true
+            } else {
+                match result::event::query(flight.event) {
+                    Ok(()) => true,
+                    Err(e) if e.0 == sys::CUresult::CUDA_ERROR_NOT_READY => false,
+                    Err(e) => return Err(self.err("cuEventQuery")(e)),
+                }
+            }
+        };
+        if !done {
+            return Ok(None);
+        }
+        let mut value = [0u8; 4];
+        // SAFETY: the event follows the copy, so the slot holds the value.
+        unsafe { std::ptr::copy_nonoverlapping(flight.slot.pointer(), value.as_mut_ptr(), 4) };
+        pending.value = u32::from_ne_bytes(value);
+        pending.in_flight = None;
+        Ok(Some(pending.value))
     }
 
     fn fill<T: Plain>(&self, memory: &mut CudaMemory, value: T, count: usize) -> Result<()> {

@@ -54,6 +54,9 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     type Handle: Copy;
     /// A built program (module) whose kernels are launched by name.
     type Program: Send + Sync;
+    /// A 4-byte device-to-host copy in flight (see `read_later`); dropping it waits
+    /// for the copy.
+    type Pending;
 
     fn alloc(&self, bytes: usize) -> Result<Self::Memory>;
     fn handle(memory: &Self::Memory) -> Self::Handle;
@@ -61,6 +64,12 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     fn write(&self, memory: &mut Self::Memory, offset: usize, data: &[u8]) -> Result<()>;
     /// Reads `out.len()` bytes from byte `offset` (blocking).
     fn read(&self, memory: &Self::Memory, offset: usize, out: &mut [u8]) -> Result<()>;
+    /// Starts copying the u32 at byte `offset` to the host once the work issued so far
+    /// is done, without waiting, so the host can go on issuing work meanwhile.
+    fn read_later(&self, memory: &Self::Memory, offset: usize) -> Result<Self::Pending>;
+    /// The value of a `read_later` once its copy is done; `None` while it is not and
+    /// `wait` is false.
+    fn poll(&self, pending: &mut Self::Pending, wait: bool) -> Result<Option<u32>>;
     /// Sets the first `count` elements of type T to `value`.
     fn fill<T: Plain>(&self, memory: &mut Self::Memory, value: T, count: usize) -> Result<()>;
     fn copy(&self, source: &Self::Memory, target: &mut Self::Memory, bytes: usize) -> Result<()>;
@@ -261,6 +270,12 @@ impl<D: Device> Gpu<D> {
             bytes_of_mut(&mut value),
         )?;
         Ok(value[0])
+    }
+
+    /// See [`Device::read_later`].
+    fn read_later(&self, buffer: &DeviceBuffer<D, u32>, index: usize) -> Result<D::Pending> {
+        assert!(index < buffer.len.max(1), "read past a device buffer's end");
+        self.device.read_later(&buffer.memory, 4 * index)
     }
 
     /// Sets the first `len` elements of `buffer` to `value`.

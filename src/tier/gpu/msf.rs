@@ -3,8 +3,9 @@
 //!
 //! - `auto`: edge-centric Borůvka on a worklist of edges, with union-find hooking by
 //!   compare-and-swap: each round finds every tree's lightest edge by atomic minima,
-//!   hooks the trees, and compacts the worklist to the edges still between trees. One
-//!   host read (the worklist length) per round.
+//!   hooks the trees, and compacts the worklist to the edges still between trees. The
+//!   host reads the worklist's length back behind the work, a few rounds late, so the
+//!   device does not wait for it.
 //! - `boruvka`: Vineet et al.'s round on the device: entries grouped by supervertex,
 //!   the lightest edge of each by a segmented min-scan, successors, 2-cycle removal,
 //!   pointer doubling, renumbering by the scan primitive, contraction and regrouping by
@@ -186,14 +187,19 @@ pub(crate) fn solve<D: Device>(
         Algorithm::Strut => run.strut(n, m, &mut Best::new(tier, config, n)?)?,
         _ => {
             // Light edges first (by the cut property, the forest of the light edges
-            // is part of the answer), then every edge still between trees.
+            // is part of the answer), then the heavy edges still between trees.
             let parent = tier.alloc::<u32>(n)?;
             run.iota(&parent, n)?;
-            let mut best = Best::new(tier, config, n)?;
-            if let Some(threshold) = light_threshold(problem, n) {
-                run.edge_centric(n, m, &mut best, &parent, threshold)?;
+            let mut phase = Phase::new(tier, config, n, m)?;
+            match light_threshold(problem, n) {
+                Some(threshold) => {
+                    run.edge_centric(&mut phase, &parent, 0, threshold)?;
+                    // Every later root lookup then takes one step.
+                    run.launch("uf_flatten", n, &[parent.arg(), Arg::U32(n as u32)])?;
+                    run.edge_centric(&mut phase, &parent, threshold + 1, u64::MAX)?;
+                }
+                None => run.edge_centric(&mut phase, &parent, 0, u64::MAX)?,
             }
-            run.edge_centric(n, m, &mut best, &parent, u64::MAX)?;
         }
     }
     tier.finish()?;
@@ -224,7 +230,8 @@ fn light_threshold(problem: &DeviceProblem<'_>, n: usize) -> Option<u64> {
         .collect::<Option<_>>()?;
     sample.sort_unstable();
     let at = (SAMPLE * 2 * n / m).min(SAMPLE - 1);
-    Some(sample[at])
+    // Keys at u64::MAX leave no heavy range: no filtering then.
+    Some(sample[at]).filter(|&key| key < u64::MAX)
 }
 
 /// Refuses graphs whose working set cannot fit the device, before allocating.
@@ -269,6 +276,46 @@ fn check_capacity<D: Device>(
     Ok(())
 }
 
+/// Slots of the worklist length on the device (see `Run::edge_centric`).
+const COUNT_SLOTS: usize = 3;
+
+/// Rounds the host may run ahead of the worklist lengths it has read back
+/// (`GPUMST_GPU_LOOKAHEAD`, read once; 0 waits for every round's length).
+fn lookahead() -> usize {
+    static LOOKAHEAD: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *LOOKAHEAD.get_or_init(|| {
+        std::env::var("GPUMST_GPU_LOOKAHEAD")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(2)
+    })
+}
+
+/// What the phases of edge-centric Borůvka share: two worklists (edge positions and
+/// the roots of their ends), the length slots and the per-tree minima.
+struct Phase<D: Device> {
+    vertices: usize,
+    worklist: [DeviceBuffer<D, u32>; 3],
+    next: [DeviceBuffer<D, u32>; 3],
+    counts: DeviceBuffer<D, u32>,
+    best: Best<D>,
+}
+
+impl<D: Device> Phase<D> {
+    fn new(tier: &Gpu<D>, config: KernelConfig, n: usize, m: usize) -> Result<Self> {
+        let list = || -> Result<[DeviceBuffer<D, u32>; 3]> {
+            Ok([tier.alloc(m)?, tier.alloc(m)?, tier.alloc(m)?])
+        };
+        Ok(Phase {
+            vertices: n,
+            worklist: list()?,
+            next: list()?,
+            counts: tier.alloc(COUNT_SLOTS)?,
+            best: Best::new(tier, config, n)?,
+        })
+    }
+}
+
 enum KeyBuffer<D: Device> {
     None(DeviceBuffer<D, u32>),
     Narrow(DeviceBuffer<D, u32>),
@@ -305,39 +352,43 @@ impl<D: Device> Run<'_, D> {
         self.launch("iota", len, &[buffer.arg(), Arg::U32(len as u32)])
     }
 
-    /// Edge-centric Borůvka with union-find (`auto`).
-    /// Runs Borůvka rounds over the edges with keys up to `threshold` until none of
-    /// them joins two trees of `parent`.
+    /// Edge-centric Borůvka with union-find (`auto`): rounds over the edges whose keys
+    /// lie in [lowest, highest] until none of them joins two trees of `parent`.
+    ///
+    /// Each round is a compaction (the edges still between trees, with their roots),
+    /// the lightest edge per tree by atomic minima, and one launch that marks the
+    /// chosen edges and hooks their trees. The worklist's length stays on the device;
+    /// the host reads it back behind the work (`read_later`) and runs up to
+    /// [`lookahead`] rounds ahead of what it has read, launching as many work-items as
+    /// the last length it knows (an upper bound: the worklist only shrinks). A round
+    /// past the end finds an empty worklist and does nothing.
     fn edge_centric(
         &self,
-        n: usize,
-        m: usize,
-        best: &mut Best<D>,
+        phase: &mut Phase<D>,
         parent: &DeviceBuffer<D, u32>,
-        threshold: u64,
+        lowest: u64,
+        highest: u64,
     ) -> Result<()> {
         let tier = self.tier;
-        // The worklist: edge positions and, per entry, the roots of its two ends.
-        let mut worklist = [
-            tier.alloc::<u32>(m)?,
-            tier.alloc::<u32>(m)?,
-            tier.alloc::<u32>(m)?,
-        ];
-        let mut next = [
-            tier.alloc::<u32>(m)?,
-            tier.alloc::<u32>(m)?,
-            tier.alloc::<u32>(m)?,
-        ];
-        // The worklist's length, on the device: counts[current] and counts[next].
-        let mut counts = [tier.alloc::<u32>(1)?, tier.alloc::<u32>(1)?];
+        let (n, m) = (phase.vertices, self.eu.len());
+        let Phase {
+            worklist,
+            next,
+            counts,
+            best,
+            ..
+        } = phase;
+        // Round r reads its length from counts[r % 3], writes the next into
+        // counts[(r + 1) % 3] and clears counts[(r + 2) % 3], last used two rounds ago.
+        tier.fill(counts, 0, COUNT_SLOTS)?;
         let (eu, ev) = (self.eu.arg(), self.ev.arg());
-        // An upper bound on the worklist length (it only shrinks), refreshed by reading
-        // the count back now and then, and the work-items each launch needs.
         let mut bound = m;
+        let mut unread = std::collections::VecDeque::new();
+        let lookahead = lookahead();
         for round in 0usize.. {
-            // The first compaction drops self-loops (and reads edges by position).
+            let [at, into, clear_at] = [0, 1, 2].map(|k| ((round + k) % COUNT_SLOTS) as u32);
+            // The first compaction reads edges by position (and drops self-loops).
             let first_count = if round == 0 { m as u32 } else { 0 };
-            tier.fill(&mut counts[1], 0, 1)?;
             self.launch(
                 "ec_compact",
                 bound,
@@ -345,53 +396,54 @@ impl<D: Device> Run<'_, D> {
                     eu,
                     ev,
                     self.keys,
-                    Arg::U64(threshold),
+                    Arg::U64(lowest),
+                    Arg::U64(highest),
                     parent.arg(),
                     worklist[0].arg(),
                     Arg::U32(first_count),
-                    counts[0].arg(),
+                    counts.arg(),
+                    Arg::U32(at),
+                    Arg::U32(into),
+                    Arg::U32(clear_at),
                     next[0].arg(),
                     next[1].arg(),
                     next[2].arg(),
-                    counts[1].arg(),
                 ],
             )?;
-            std::mem::swap(&mut worklist, &mut next);
-            counts.swap(0, 1);
-            // A blocking read costs a round trip: early rounds shrink the worklist
-            // most, so read after each of them, then every third round.
-            if round < 3 || round % 3 == 0 {
-                bound = tier.read_one(&counts[0], 0)? as usize;
+            std::mem::swap(worklist, next);
+            unread.push_back(tier.read_later(counts, into as usize)?);
+            // Learn the lengths that have arrived; wait for the oldest when too far
+            // ahead, and always in the first round, which shrinks the worklist most.
+            loop {
+                let wait = round == 0 || unread.len() > lookahead;
+                let Some(front) = unread.front_mut() else {
+                    break;
+                };
+                let Some(length) = tier.device.poll(front, wait)? else {
+                    break;
+                };
+                unread.pop_front();
+                bound = length as usize;
                 if bound == 0 {
                     return Ok(());
                 }
             }
-            let count = counts[0].arg();
+            let count = [counts.arg(), Arg::U32(into)];
             let entries = [worklist[0].arg(), worklist[1].arg(), worklist[2].arg()];
             best.reset(tier, n)?;
             for pass in 0..self.config.passes() {
                 let mut args = entries.to_vec();
-                args.extend([self.keys, count, Arg::U32(pass)]);
+                args.push(self.keys);
+                args.extend(count);
+                args.push(Arg::U32(pass));
                 args.extend(best.args());
                 self.launch("ec_lightest", bound, &args)?;
             }
             let mut args = entries.to_vec();
-            args.push(count);
+            args.extend(count);
             args.extend(best.args());
-            args.push(self.in_forest.arg());
+            args.extend([self.in_forest.arg(), Arg::U32(1), eu, ev, parent.arg()]);
             self.launch("ec_choose", bound, &args)?;
-            self.launch(
-                "ec_hook",
-                bound,
-                &[
-                    eu,
-                    ev,
-                    parent.arg(),
-                    worklist[0].arg(),
-                    count,
-                    self.in_forest.arg(),
-                ],
-            )?;
         }
         unreachable!("the loop above runs until the worklist is empty")
     }
@@ -460,13 +512,15 @@ impl<D: Device> Run<'_, D> {
             let (a, b, e, c) = (link[0].arg(), link[1].arg(), link[2].arg(), counts[0].arg());
             best.reset(tier, fragments)?;
             for pass in 0..self.config.passes() {
-                let mut args = vec![e, a, b, self.keys, c, Arg::U32(pass)];
+                let mut args = vec![e, a, b, self.keys, c, Arg::U32(0), Arg::U32(pass)];
                 args.extend(best.args());
                 self.launch("ec_lightest", count, &args)?;
             }
-            let mut args = vec![e, a, b, c];
+            let mut args = vec![e, a, b, c, Arg::U32(0)];
             args.extend(best.args());
-            args.push(self.in_forest.arg());
+            // Without hooking, ec_choose leaves the last three alone.
+            let (eu, ev) = (self.eu.arg(), self.ev.arg());
+            args.extend([self.in_forest.arg(), Arg::U32(0), eu, ev, eu]);
             self.launch("ec_choose", count, &args)?;
             // Merge along the struts and renumber the fragments.
             self.iota(&successor, fragments)?;

@@ -12,10 +12,11 @@ use std::sync::Mutex;
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context as ClContext;
 use opencl3::device::{Device, CL_DEVICE_TYPE_ALL};
+use opencl3::event::{Event, CL_COMPLETE};
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
-use opencl3::types::{cl_device_type, cl_int, cl_mem, CL_BLOCKING};
+use opencl3::types::{cl_device_type, cl_int, cl_mem, CL_BLOCKING, CL_NON_BLOCKING};
 
 use super::gpu::{self, tuning, Arg, Gpu, Plain, ProgramKind, Settings};
 use super::probe;
@@ -105,6 +106,24 @@ pub(crate) struct OpenClProgram {
     /// Locked from setting a kernel's arguments until it is enqueued, so that
     /// concurrent launches of one kernel cannot mix their arguments.
     kernels: Mutex<HashMap<String, Kernel>>,
+}
+
+/// A non-blocking read of one u32 into `value`, which lives on the heap so that it
+/// stays put while the device writes it.
+pub(crate) struct OpenClPending {
+    value: Box<[u8; 4]>,
+    /// Until the copy is known to be done.
+    event: Option<Event>,
+}
+
+impl Drop for OpenClPending {
+    fn drop(&mut self) {
+        if let Some(event) = &self.event {
+            // `value` is freed after this, so the copy into it must be over (a failed
+            // wait means the queue is broken and the copy will not run).
+            let _ = event.wait();
+        }
+    }
 }
 
 /// An opened OpenCL device and its in-order queue.
@@ -220,6 +239,7 @@ impl gpu::Device for OpenClDevice {
     type Memory = Buffer<u8>;
     type Handle = cl_mem;
     type Program = OpenClProgram;
+    type Pending = OpenClPending;
 
     fn alloc(&self, bytes: usize) -> Result<Buffer<u8>> {
         // SAFETY: no host pointer is passed (null with flags that do not use one).
@@ -258,6 +278,55 @@ impl gpu::Device for OpenClDevice {
         }
         .map_err(|e| self.cl_error("clEnqueueReadBuffer", e))?;
         Ok(())
+    }
+
+    fn read_later(&self, memory: &Buffer<u8>, offset: usize) -> Result<OpenClPending> {
+        let mut value = Box::new([0u8; 4]);
+        // SAFETY: the caller keeps offset + 4 inside the buffer; `value` is on the heap,
+        // so it does not move, and OpenClPending owns it and waits for the event before
+        // freeing it.
+        let event = unsafe {
+            self.queue
+                .enqueue_read_buffer(memory, CL_NON_BLOCKING, offset, &mut value[..], &[])
+        }
+        .map_err(|e| self.cl_error("clEnqueueReadBuffer", e))?;
+        let pending = OpenClPending {
+            value,
+            event: Some(event),
+        };
+        // Submitted now, so that polling sees it finish.
+        self.queue
+            .flush()
+            .map_err(|e| self.cl_error("clFlush", e))?;
+        Ok(pending)
+    }
+
+    fn poll(&self, pending: &mut OpenClPending, wait: bool) -> Result<Option<u32>> {
+        if let Some(event) = &pending.event {
+            if wait {
+                event
+                    .wait()
+                    .map_err(|e| self.cl_error("clWaitForEvents", e))?;
+            } else {
+                let status = event
+                    .command_execution_status()
+                    .map_err(|e| self.cl_error("clGetEventInfo", e))?;
+                if status.0 < 0 {
+                    return Err(Error::new(
+                        Status::DeviceError,
+                        format!(
+                            "OpenCL read of a result failed on {} with status {}",
+                            self.name, status.0
+                        ),
+                    ));
+                }
+                if status.0 != CL_COMPLETE {
+                    return Ok(None);
+                }
+            }
+            pending.event = None;
+        }
+        Ok(Some(u32::from_ne_bytes(*pending.value)))
     }
 
     fn fill<T: Plain>(&self, memory: &mut Buffer<u8>, value: T, count: usize) -> Result<()> {
