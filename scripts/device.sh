@@ -14,9 +14,11 @@
 #   bash scripts/device.sh all       # there: test, then bench
 #   bash scripts/device.sh scans     # there: primitive suite and primitive timings only
 #   bash scripts/device.sh tune      # there: scan tile-shape sweep at 2^28
+#   bash scripts/device.sh lookahead # there: auto MSF on CUDA, host 0/1/2/4 rounds ahead
 #   bash scripts/device.sh test-bench-tune  # there: test, MSF bench, tune
 #
-# The device tool's call: command "bash scripts/device.sh all", carry ["device-carry"].
+# The device tool's call: command "bash scripts/device.sh test" (then "... bench": "all"
+# runs past one call's 10 minutes), carry ["device-carry"], kind nvidia-h200.
 # Logs go to $OUT (or device-carry/logs when $OUT is unset).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -187,8 +189,17 @@ tune_there() {
     done 2>&1 | tee -a "$OUT/tune.log"
 }
 
+# The auto MSF on CUDA with the host 0, 1, 2 and 4 rounds ahead of the worklist lengths.
+lookahead_there() {
+    for k in 0 1 2 4; do
+        echo "== GPUMST_GPU_LOOKAHEAD=$k"
+        GPUMST_GPU_LOOKAHEAD=$k bench_there --tier cuda --skip-primitives --algorithms auto | tail -5
+    done 2>&1 | tee -a "$OUT/lookahead.log"
+}
+
 case "${1:-}" in
 tune) setup_there && tune_there ;;
+lookahead) setup_there && lookahead_there ;;
 scans)
     setup_there
     echo "== primitives (single pass on NVIDIA)"

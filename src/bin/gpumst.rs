@@ -341,6 +341,7 @@ fn msf(run: &MsfRun) -> gpumst::Result<()> {
             "input_bytes": input_bytes(graph),
             "compute_peak_bytes": peak_bytes,
             "device_peak_bytes": device.map(|d| d.peak_device_bytes),
+            "device_event_compute_ms": device.and_then(|d| d.compute_device_ms),
             "timings_ms": {"load": load_ms, "upload": upload_ms, "compute": compute_ms, "download": download_ms, "end_to_end": end_to_end_ms},
             "compute_runs_ms": times,
         });

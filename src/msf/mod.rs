@@ -106,6 +106,9 @@ pub struct DeviceTimings {
     pub upload_ms: f64,
     /// The algorithm's kernels and per-round reads of counters.
     pub compute_ms: f64,
+    /// The same span by the device's own clock (CUDA events from the first command
+    /// to the last), where the tier keeps one.
+    pub compute_device_ms: Option<f64>,
     /// The forest back to the host.
     pub download_ms: f64,
     /// The most device memory the call's buffers held at once, in bytes.

@@ -180,29 +180,8 @@ pub(crate) fn solve<D: Device>(
         keys: keys.arg(),
         in_forest: &in_forest,
     };
-    match algorithm {
-        Algorithm::Boruvka => run.vineet_boruvka(n, m)?,
-        Algorithm::Prim => run.prim(problem)?,
-        // Only strut and auto take minima by atomics (Best); boruvka scans, prim reduces.
-        Algorithm::Strut => run.strut(n, m, &mut Best::new(tier, config, n)?)?,
-        _ => {
-            // Light edges first (by the cut property, the forest of the light edges
-            // is part of the answer), then the heavy edges still between trees.
-            let parent = tier.alloc::<u32>(n)?;
-            run.iota(&parent, n)?;
-            let mut phase = Phase::new(tier, config, n, m)?;
-            match light_threshold(problem, n) {
-                Some(threshold) => {
-                    run.edge_centric(&mut phase, &parent, 0, threshold)?;
-                    // Every later root lookup then takes one step.
-                    run.launch("uf_flatten", n, &[parent.arg(), Arg::U32(n as u32)])?;
-                    run.edge_centric(&mut phase, &parent, threshold + 1, u64::MAX)?;
-                }
-                None => run.edge_centric(&mut phase, &parent, 0, u64::MAX)?,
-            }
-        }
-    }
-    tier.finish()?;
+    let ((), device_ms) = tier.time(|| run.algorithm(problem, algorithm))?;
+    timings.compute_device_ms = device_ms;
     lap(&mut timings.compute_ms);
     let mut chosen = vec![0u8; m];
     tier.read(&in_forest, &mut chosen)?;
@@ -343,6 +322,35 @@ struct Run<'a, D: Device> {
 }
 
 impl<D: Device> Run<'_, D> {
+    /// Runs `algorithm` to the end (the device work finished).
+    fn algorithm(&self, problem: &DeviceProblem<'_>, algorithm: Algorithm) -> Result<()> {
+        let tier = self.tier;
+        let (n, m) = (problem.num_vertices, problem.u.len());
+        match algorithm {
+            Algorithm::Boruvka => self.vineet_boruvka(n, m)?,
+            Algorithm::Prim => self.prim(problem)?,
+            // Only strut and auto take minima by atomics (Best); boruvka scans, prim reduces.
+            Algorithm::Strut => self.strut(n, m, &mut Best::new(tier, self.config, n)?)?,
+            _ => {
+                // Light edges first (by the cut property, the forest of the light edges
+                // is part of the answer), then the heavy edges still between trees.
+                let parent = tier.alloc::<u32>(n)?;
+                self.iota(&parent, n)?;
+                let mut phase = Phase::new(tier, self.config, n, m)?;
+                match light_threshold(problem, n) {
+                    Some(threshold) => {
+                        self.edge_centric(&mut phase, &parent, 0, threshold)?;
+                        // Every later root lookup then takes one step.
+                        self.launch("uf_flatten", n, &[parent.arg(), Arg::U32(n as u32)])?;
+                        self.edge_centric(&mut phase, &parent, threshold + 1, u64::MAX)?;
+                    }
+                    None => self.edge_centric(&mut phase, &parent, 0, u64::MAX)?,
+                }
+            }
+        }
+        tier.finish()
+    }
+
     fn launch(&self, name: &str, items: usize, args: &[Arg<D>]) -> Result<()> {
         self.tier.launch(self.program, name, items, 0, args)
     }
