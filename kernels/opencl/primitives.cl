@@ -443,6 +443,7 @@ inline void arg_fold(__global const T* in, ulong from, ulong to, ulong step, T* 
 
 // Reduces the (value, index) pairs of each run of `lanes` consecutive work-items (a power
 // of two dividing WG) to every work-item of the run; lanes == WG: the whole work-group.
+// Every work-item of the group must call it.
 inline void lanes_arg(T* v, ulong* i, LOCAL T* lv, LOCAL ulong* li, uint lanes) {
     const uint lid = get_local_id(0), lane = lid % lanes;
     lv[lid] = *v;
@@ -526,21 +527,57 @@ __kernel void segmented_arg_groups(__global const T* in, __global const ulong* o
         indices[s] = at;
     }
 }
-// Segmented arg-reduction, LANES consecutive work-items per segment (medium segments):
-// coalesced reads without idling a whole work-group on a short segment.
-#define LANES 32
+#if NV_SHUFFLE
+// On NVIDIA, runs of at most 32 lanes reduce through warp shuffles (butterfly: every
+// lane ends with the run's best), without local memory or barriers.
+inline uint shuffle_xor_u32(uint x, uint mask) {
+    uint r;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(mask));
+    return r;
+}
+
+inline ulong shuffle_xor_u64(ulong x, uint mask) {
+    uint2 halves = as_uint2(x);
+    halves.x = shuffle_xor_u32(halves.x, mask);
+    halves.y = shuffle_xor_u32(halves.y, mask);
+    return as_ulong(halves);
+}
+
+inline void warp_lanes_arg(T* v, ulong* i, uint lanes) {
+    for (uint stride = lanes / 2; stride > 0; stride >>= 1) {
+#if T_WIDE
+        T other_v = AS_T(shuffle_xor_u64(as_ulong(*v), stride));
+#else
+        T other_v = AS_T(shuffle_xor_u32(as_uint(*v), stride));
+#endif
+        ulong other_i = shuffle_xor_u64(*i, stride);
+        if (arg_better(other_v, other_i, *v, *i)) {
+            *v = other_v;
+            *i = other_i;
+        }
+    }
+}
+#endif
+
+// Segmented arg-reduction, `lanes` consecutive work-items per segment (a power of two,
+// at most 32, dividing WG; medium segments): coalesced reads without idling a whole
+// work-group on a short segment.
 __kernel void segmented_arg_lanes(__global const T* in, __global const ulong* offsets,
-                                  ulong segments, __global T* values,
-                                  __global ulong* indices) {
-    __local T lv[WG];
-    __local ulong li[WG];
-    const uint lid = get_local_id(0), lane = lid % LANES;
-    const ulong s = get_global_id(0) / LANES;
+                                  ulong segments, __global T* values, __global ulong* indices,
+                                  uint lanes) {
+    const uint lid = get_local_id(0), lane = lid % lanes;
+    const ulong s = get_global_id(0) / lanes;
     T best = IDENTITY;
     ulong at = NO_INDEX;
     if (s < segments)
-        arg_fold(in, offsets[s] + lane, offsets[s + 1], LANES, &best, &at);
-    lanes_arg(&best, &at, lv, li, LANES);
+        arg_fold(in, offsets[s] + lane, offsets[s + 1], lanes, &best, &at);
+#if NV_SHUFFLE
+    warp_lanes_arg(&best, &at, lanes);
+#else
+    __local T lv[WG];
+    __local ulong li[WG];
+    lanes_arg(&best, &at, lv, li, lanes);
+#endif
     if (lane == 0 && s < segments) {
         values[s] = best;
         indices[s] = at;

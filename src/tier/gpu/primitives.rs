@@ -7,13 +7,17 @@ use crate::context::Segments;
 use crate::types::{Element, Extreme, ScanKind, ScanOp, EMPTY_SEGMENT};
 use crate::Result;
 
-/// Segmented arg-reductions: segments at least this long on average get 32 work-items
-/// each (`segmented_arg_lanes`), shorter ones a work-item each.
+/// Segmented arg-reductions: segments at least this long on average get 4 to 32
+/// work-items each (`segmented_arg_lanes`), shorter ones a work-item each.
 const ITEMS_PER_SEGMENT_FOR_LANES: usize = 64;
 /// Segments at least this long on average get a work-group each.
 const ITEMS_PER_SEGMENT_FOR_GROUPS: usize = 2048;
-/// Work-items per segment in `segmented_arg_lanes` (LANES in primitives.cl).
-const LANES: usize = 32;
+/// The most work-items per segment in `segmented_arg_lanes` (a warp on NVIDIA, where
+/// they reduce by shuffles).
+const MAX_LANES: usize = 32;
+/// Elements each lane of `segmented_arg_lanes` should fold (one unrolled batch of
+/// ARG_UNROLL loads in primitives.cl).
+const ITEMS_PER_LANE: usize = 8;
 
 impl<D: Device> Gpu<D> {
     fn tile_len<T: Element>(&self) -> usize {
@@ -330,8 +334,14 @@ impl<D: Device> Gpu<D> {
                 group,
                 &args,
             )?;
-        } else if average >= lanes_from && self.settings.group_size >= LANES {
-            self.launch(&program, "segmented_arg_lanes", segments * LANES, 0, &args)?;
+        } else if average >= lanes_from && self.settings.group_size >= MAX_LANES {
+            // A power of two from 4 to 32 lanes, each folding about ITEMS_PER_LANE.
+            let lanes = (average / ITEMS_PER_LANE)
+                .next_power_of_two()
+                .clamp(4, MAX_LANES);
+            let mut args = args.to_vec();
+            args.push(Arg::U32(lanes as u32));
+            self.launch(&program, "segmented_arg_lanes", segments * lanes, 0, &args)?;
         } else {
             self.launch(&program, "segmented_arg_items", segments, 0, &args)?;
         }
