@@ -15,6 +15,7 @@
 #   bash scripts/device.sh scans     # there: primitive suite and primitive timings only
 #   bash scripts/device.sh tune      # there: scan tile-shape sweep at 2^28
 #   bash scripts/device.sh lookahead # there: auto MSF on CUDA, host 0/1/2/4 rounds ahead
+#   bash scripts/device.sh profile   # there: ncu on the CUDA primitives and an NY MSF
 #   bash scripts/device.sh test-bench-tune  # there: test, MSF bench, tune
 #
 # The device tool's call: command "bash scripts/device.sh test" (then "... bench": "all"
@@ -197,8 +198,32 @@ lookahead_there() {
     done 2>&1 | tee -a "$OUT/lookahead.log"
 }
 
+# Nsight Compute on the CUDA tier: the primitive kernels at 2^28 u32 (throughput, memory,
+# stall reasons, occupancy) and the kernel times of one auto MSF of NY; full reports
+# under $OUT, the headline lines printed.
+profile_there() {
+    local ncu
+    ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
+    if [ -z "$ncu" ]; then
+        echo "device.sh: no ncu: profile skipped"
+        return 0
+    fi
+    timeout -k 5 300 "$ncu" --kernel-name regex:'scan_single_pass|arg_partial|segmented_arg' \
+        --launch-count 12 --section SpeedOfLight --section MemoryWorkloadAnalysis \
+        --section WarpStateStats --section Occupancy --section LaunchStats \
+        "$CARRY/bin/device-bench" --tier cuda --skip-msf --min-log2 28 --max-log2 28 --repeat 1 \
+        >"$OUT/ncu-primitives.txt" 2>&1 || echo "device.sh: ncu on the primitives failed"
+    grep -E '^  [a-z_]+.*\(|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Shared Memory Config|Stall|One or More' \
+        "$OUT/ncu-primitives.txt" | head -150
+    GPUMST_BACKEND=cuda timeout -k 5 120 "$ncu" --metrics gpu__time_duration.sum --print-summary per-kernel \
+        "$CARRY/bin/gpumst" msf "$CARRY/data/NY.gr.xz" --backend cuda --repeat 1 \
+        >"$OUT/ncu-msf-ny.txt" 2>&1 || echo "device.sh: ncu on the NY MSF failed"
+    grep -E '^  [a-z_]+|gpu__time_duration.sum' "$OUT/ncu-msf-ny.txt" | head -80
+}
+
 case "${1:-}" in
 tune) setup_there && tune_there ;;
+profile) setup_there && profile_there ;;
 lookahead) setup_there && lookahead_there ;;
 scans)
     setup_there
