@@ -25,6 +25,8 @@ pub(crate) const MIN_COMPUTE_CAPABILITY: (i32, i32) = (7, 0);
 
 /// `GPUMST_CUDA_MEMORY_LIMIT=BYTES` caps the device memory gpumst assumes.
 pub(crate) const MEMORY_LIMIT_ENV: &str = "GPUMST_CUDA_MEMORY_LIMIT";
+/// `GPUMST_CUDA_POOL_KEEP_BYTES=BYTES`: how much freed device memory the context keeps.
+pub(crate) const POOL_KEEP_ENV: &str = "GPUMST_CUDA_POOL_KEEP_BYTES";
 /// `GPUMST_CUDA_SCAN=single-pass|reduce-then-scan` picks the scan (both tested).
 pub(crate) const SCAN_ENV: &str = "GPUMST_CUDA_SCAN";
 
@@ -103,9 +105,12 @@ struct Context {
 unsafe impl Send for Context {}
 unsafe impl Sync for Context {}
 
-/// Freed memory the pool keeps for reuse across synchronizations (the rest goes back
-/// to the driver), so per-round buffers of an MSF are not remapped every round.
-const POOL_KEEPS_BYTES: u64 = 1 << 30;
+/// The share of device memory the pool keeps after frees for reuse by later calls
+/// (the rest goes back to the driver): growing a pool maps new pages, which takes
+/// milliseconds per gigabyte, so a pool that kept only a little would remap most of a
+/// large graph's buffers on every call. Everything goes back when the context is
+/// destroyed. `GPUMST_CUDA_POOL_KEEP_BYTES` overrides it.
+const POOL_KEEPS_SHARE: u64 = 4;
 
 /// Small reads (a worklist length, an argmin's value and index) go through page-locked
 /// host memory: a copy into pageable memory is staged by the driver and blocks the
@@ -116,7 +121,7 @@ const STAGING_SLOTS: usize = 256;
 
 impl Context {
     /// Retains the primary context of `device` and creates the stream and pool.
-    fn open(device: sys::CUdevice) -> Result<Context> {
+    fn open(device: sys::CUdevice, pool_keeps_bytes: u64) -> Result<Context> {
         // SAFETY: a valid device; released in Drop (or below on failure).
         let primary = unsafe { result::primary_ctx::retain(device) }
             .map_err(|e| cuda_error("cuDevicePrimaryCtxRetain", e))?;
@@ -140,7 +145,7 @@ impl Context {
             props.location.id = device;
             let pool =
                 result::mem_pool::create(&props).map_err(|e| cuda_error("cuMemPoolCreate", e))?;
-            let mut keep = POOL_KEEPS_BYTES;
+            let mut keep = pool_keeps_bytes;
             result::mem_pool::set_attribute(
                 pool,
                 sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
@@ -365,7 +370,9 @@ pub(crate) fn open(index: u32) -> Result<CudaTier> {
             "the CUDA tier cannot use {device_name}: {why}"
         )));
     }
-    let context = Arc::new(Context::open(device)?);
+    let pool_keeps_bytes =
+        gpu::bytes_setting(POOL_KEEP_ENV)?.unwrap_or(total as u64 / POOL_KEEPS_SHARE);
+    let context = Arc::new(Context::open(device, pool_keeps_bytes)?);
     let name = format!(
         "{device_name} (CUDA, compute {}.{}, driver {}.{})",
         compute.0,

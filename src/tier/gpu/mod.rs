@@ -408,10 +408,15 @@ pub(crate) fn single_pass_scan(variable: &str, default: bool) -> Result<bool> {
 /// `GPUMST_<API>_MEMORY_LIMIT=BYTES` caps the device memory gpumst assumes (both the
 /// total and the largest allocation), to exercise the out-of-memory paths.
 pub(crate) fn memory_limit(variable: &str) -> Result<u64> {
+    Ok(bytes_setting(variable)?.unwrap_or(u64::MAX))
+}
+
+/// A number of bytes from the environment variable `variable`, if set.
+pub(crate) fn bytes_setting(variable: &str) -> Result<Option<u64>> {
     match std::env::var(variable) {
-        Ok(text) => text.trim().parse::<u64>().map_err(|_| {
+        Ok(text) => text.trim().parse::<u64>().map(Some).map_err(|_| {
             Error::invalid_argument(format!("{variable}='{text}' is not a number of bytes"))
         }),
-        Err(_) => Ok(u64::MAX),
+        Err(_) => Ok(None),
     }
 }
