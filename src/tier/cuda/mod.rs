@@ -106,9 +106,9 @@ unsafe impl Send for Context {}
 unsafe impl Sync for Context {}
 
 /// The share of device memory the pool keeps after frees for reuse by later calls
-/// (the rest goes back to the driver): growing a pool maps new pages, which takes
-/// milliseconds per gigabyte, so a pool that kept only a little would remap most of a
-/// large graph's buffers on every call. Everything goes back when the context is
+/// (the rest goes back to the driver): growing a pool maps new pages on the call's
+/// time, so a pool that kept only a little would remap most of a large graph's buffers
+/// on every call. Everything goes back when the context is
 /// destroyed. `GPUMST_CUDA_POOL_KEEP_BYTES` overrides it.
 const POOL_KEEPS_SHARE: u64 = 4;
 
