@@ -219,6 +219,12 @@ profile_there() {
         "$CARRY/bin/gpumst" msf "$CARRY/data/NY.gr.xz" --backend cuda --repeat 1 \
         >"$OUT/ncu-msf-ny.txt" 2>&1 || echo "device.sh: ncu on the NY MSF failed"
     grep -E '^  [a-z_]+|gpu__time_duration.sum' "$OUT/ncu-msf-ny.txt" | head -80
+    # The random graph's auto MSF (a warm-up and one timed run, summed per kernel).
+    timeout -k 5 240 "$ncu" --metrics gpu__time_duration.sum --print-summary per-kernel \
+        "$CARRY/bin/device-bench" --tier cuda --skip-primitives --graphs random-22-25 \
+        --algorithms auto --msf-repeat 1 >"$OUT/ncu-msf-random.txt" 2>&1 ||
+        echo "device.sh: ncu on the random MSF failed"
+    grep -E '^  [a-z_]+|gpu__time_duration.sum' "$OUT/ncu-msf-random.txt" | head -80
 }
 
 case "${1:-}" in
