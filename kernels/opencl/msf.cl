@@ -142,17 +142,24 @@ __kernel void uf_flatten(__global uint* parent, uint vertices) {
         parent[v] = find_root(parent, v);
 }
 
-// Keeps the worklist edges (all `first_count` edges by position in a phase's first
-// round) whose ends are in different trees and whose key lies in [lowest, highest]
-// (the light edges first, then the rest), with the two roots, which stay valid until
-// the next hook. counts[at] holds the worklist's length and counts[into] (zero before)
+// The worklist of edge-centric Borůvka holds, per entry, the edge's position, the roots
+// its ends had at the last compaction and its key: later rounds read these in order
+// instead of gathering the edge's ends and key from the graph's arrays, and a root
+// found then is an ancestor of the end, so the end's root now is that root's root.
+
+// Keeps the worklist entries whose ends are in different trees, with their new roots.
+// A phase's first round (`first_count` edges) reads the edges by position instead and
+// keeps only those whose key lies in [lowest, highest] (the light edges first, then
+// the rest). counts[at] holds the worklist's length and counts[into] (zero before)
 // receives the new one; work-item 0 clears counts[clear_at] for a later round.
 __kernel void ec_compact(__global const uint* eu, __global const uint* ev,
                          __global const Key* keys, ulong lowest, ulong highest,
-                         __global uint* parent, __global const uint* worklist,
-                         uint first_count, __global uint* counts, uint at, uint into,
-                         uint clear_at, __global uint* out, __global uint* out_ru,
-                         __global uint* out_rv) {
+                         __global uint* parent, uint first_count, __global uint* counts,
+                         uint at, uint into, uint clear_at, __global const uint* wl_e,
+                         __global const uint* wl_ru, __global const uint* wl_rv,
+                         __global const Key* wl_key, __global uint* out_e,
+                         __global uint* out_ru, __global uint* out_rv,
+                         __global Key* out_key) {
     __local uint shared[2];
     uint i = get_global_id(0);
     uint n = first_count ? first_count : counts[at];
@@ -160,32 +167,46 @@ __kernel void ec_compact(__global const uint* eu, __global const uint* ev,
         counts[clear_at] = 0;
     bool keep = false;
     uint e = 0, ru = 0, rv = 0;
+    Key key = 0;
     if (i < n) {
-        e = first_count ? i : worklist[i];
-        ulong key = (ulong)key_of(keys, e);
-        if (lowest <= key && key <= highest) {
-            ru = find_root(parent, eu[e]);
-            rv = find_root(parent, ev[e]);
+        if (first_count) {
+            e = i;
+            key = key_of(keys, e);
+            if (lowest <= (ulong)key && (ulong)key <= highest) {
+                ru = find_root(parent, eu[e]);
+                rv = find_root(parent, ev[e]);
+                keep = ru != rv;
+            }
+        } else {
+            e = wl_e[i];
+            key = key_of(wl_key, i);
+            ru = find_root(parent, wl_ru[i]);
+            rv = find_root(parent, wl_rv[i]);
             keep = ru != rv;
         }
     }
     uint slot = claim_slot(keep, &counts[into], shared);
     if (keep) {
-        out[slot] = e;
+        out_e[slot] = e;
         out_ru[slot] = ru;
         out_rv[slot] = rv;
+#if KEYS
+        out_key[slot] = key;
+#endif
     }
 }
 
-// Pass `pass` of the lightest-edge search: each worklist edge offers itself to both trees.
+// Pass `pass` of the lightest-edge search: each worklist edge offers itself to both
+// trees. Its key is keys[i] with `keys_in_order` (the worklist's own), else keys[edge].
 __kernel void ec_lightest(__global const uint* worklist, __global const uint* wl_ru,
                           __global const uint* wl_rv, __global const Key* keys,
-                          __global const uint* counts, uint at, uint pass, BEST_PARAMS) {
+                          uint keys_in_order, __global const uint* counts, uint at,
+                          uint pass, BEST_PARAMS) {
     uint i = get_global_id(0);
     if (i >= counts[at])
         return;
     uint e = worklist[i];
-    Key key = key_of(keys, e);
+    Key key = key_of(keys, keys_in_order ? i : e);
     offer(wl_ru[i], e, key, pass, best64, best_hi, best_lo, best_pos);
     offer(wl_rv[i], e, key, pass, best64, best_hi, best_lo, best_pos);
 }
@@ -196,7 +217,6 @@ __kernel void ec_lightest(__global const uint* worklist, __global const uint* wl
 __kernel void ec_choose(__global const uint* worklist, __global const uint* wl_ru,
                         __global const uint* wl_rv, __global const uint* counts, uint at,
                         BEST_PARAMS, __global uchar* in_forest, uint hook,
-                        __global const uint* eu, __global const uint* ev,
                         __global volatile uint* parent) {
     uint i = get_global_id(0);
     if (i >= counts[at])
@@ -209,7 +229,7 @@ __kernel void ec_choose(__global const uint* worklist, __global const uint* wl_r
     if (!hook)
         return;
     for (;;) {
-        uint ru = find_root_fresh(parent, eu[e]), rv = find_root_fresh(parent, ev[e]);
+        uint ru = find_root_fresh(parent, wl_ru[i]), rv = find_root_fresh(parent, wl_rv[i]);
         if (ru == rv)
             return;
         uint high = max(ru, rv), low = min(ru, rv);

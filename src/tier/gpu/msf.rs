@@ -229,7 +229,8 @@ fn check_capacity<D: Device>(
             // Two lists of two 12-byte entries; value, flag and rank per entry.
             2 * 2 * 12 + 2 * (8 + 1 + 4)
         } else {
-            2 * 3 * 4
+            // Two worklists of position, two roots and (auto) the key.
+            2 * (3 * 4 + key_bytes)
         };
     let per_vertex = 4
         + 8
@@ -270,25 +271,51 @@ fn lookahead() -> usize {
     })
 }
 
-/// What the phases of edge-centric Borůvka share: two worklists (edge positions and
-/// the roots of their ends), the length slots and the per-tree minima.
+/// A worklist of edge-centric Borůvka: per entry the edge's position, the roots of its
+/// ends at the last compaction, and its key (see ec_compact in msf.cl).
+struct Worklist<D: Device> {
+    edge: DeviceBuffer<D, u32>,
+    root_u: DeviceBuffer<D, u32>,
+    root_v: DeviceBuffer<D, u32>,
+    key: KeyBuffer<D>,
+}
+
+impl<D: Device> Worklist<D> {
+    fn new(tier: &Gpu<D>, config: KernelConfig, m: usize) -> Result<Self> {
+        Ok(Worklist {
+            edge: tier.alloc(m)?,
+            root_u: tier.alloc(m)?,
+            root_v: tier.alloc(m)?,
+            key: KeyBuffer::new(tier, config, m)?,
+        })
+    }
+
+    fn args(&self) -> [Arg<D>; 4] {
+        [
+            self.edge.arg(),
+            self.root_u.arg(),
+            self.root_v.arg(),
+            self.key.arg(),
+        ]
+    }
+}
+
+/// What the phases of edge-centric Borůvka share: two worklists, the length slots and
+/// the per-tree minima.
 struct Phase<D: Device> {
     vertices: usize,
-    worklist: [DeviceBuffer<D, u32>; 3],
-    next: [DeviceBuffer<D, u32>; 3],
+    worklist: Worklist<D>,
+    next: Worklist<D>,
     counts: DeviceBuffer<D, u32>,
     best: Best<D>,
 }
 
 impl<D: Device> Phase<D> {
     fn new(tier: &Gpu<D>, config: KernelConfig, n: usize, m: usize) -> Result<Self> {
-        let list = || -> Result<[DeviceBuffer<D, u32>; 3]> {
-            Ok([tier.alloc(m)?, tier.alloc(m)?, tier.alloc(m)?])
-        };
         Ok(Phase {
             vertices: n,
-            worklist: list()?,
-            next: list()?,
+            worklist: Worklist::new(tier, config, m)?,
+            next: Worklist::new(tier, config, m)?,
             counts: tier.alloc(COUNT_SLOTS)?,
             best: Best::new(tier, config, n)?,
         })
@@ -302,6 +329,15 @@ enum KeyBuffer<D: Device> {
 }
 
 impl<D: Device> KeyBuffer<D> {
+    /// Room for `len` keys of the configuration's width (none when unweighted).
+    fn new(tier: &Gpu<D>, config: KernelConfig, len: usize) -> Result<Self> {
+        Ok(match config.keys {
+            0 => KeyBuffer::None(tier.alloc(0)?),
+            1 => KeyBuffer::Narrow(tier.alloc(len)?),
+            _ => KeyBuffer::Wide(tier.alloc(len)?),
+        })
+    }
+
     fn arg(&self) -> Arg<D> {
         match self {
             KeyBuffer::None(b) | KeyBuffer::Narrow(b) => b.arg(),
@@ -389,7 +425,6 @@ impl<D: Device> Run<'_, D> {
         // Round r reads its length from counts[r % 3], writes the next into
         // counts[(r + 1) % 3] and clears counts[(r + 2) % 3], last used two rounds ago.
         tier.fill(counts, 0, COUNT_SLOTS)?;
-        let (eu, ev) = (self.eu.arg(), self.ev.arg());
         let mut bound = m;
         let mut unread = std::collections::VecDeque::new();
         let lookahead = lookahead();
@@ -397,27 +432,22 @@ impl<D: Device> Run<'_, D> {
             let [at, into, clear_at] = [0, 1, 2].map(|k| ((round + k) % COUNT_SLOTS) as u32);
             // The first compaction reads edges by position (and drops self-loops).
             let first_count = if round == 0 { m as u32 } else { 0 };
-            self.launch(
-                "ec_compact",
-                bound,
-                &[
-                    eu,
-                    ev,
-                    self.keys,
-                    Arg::U64(lowest),
-                    Arg::U64(highest),
-                    parent.arg(),
-                    worklist[0].arg(),
-                    Arg::U32(first_count),
-                    counts.arg(),
-                    Arg::U32(at),
-                    Arg::U32(into),
-                    Arg::U32(clear_at),
-                    next[0].arg(),
-                    next[1].arg(),
-                    next[2].arg(),
-                ],
-            )?;
+            let mut args = vec![
+                self.eu.arg(),
+                self.ev.arg(),
+                self.keys,
+                Arg::U64(lowest),
+                Arg::U64(highest),
+                parent.arg(),
+                Arg::U32(first_count),
+                counts.arg(),
+                Arg::U32(at),
+                Arg::U32(into),
+                Arg::U32(clear_at),
+            ];
+            args.extend(worklist.args());
+            args.extend(next.args());
+            self.launch("ec_compact", bound, &args)?;
             std::mem::swap(worklist, next);
             unread.push_back(tier.read_later(counts, into as usize)?);
             // Learn the lengths that have arrived; wait for the oldest when too far
@@ -437,20 +467,20 @@ impl<D: Device> Run<'_, D> {
                 }
             }
             let count = [counts.arg(), Arg::U32(into)];
-            let entries = [worklist[0].arg(), worklist[1].arg(), worklist[2].arg()];
+            let [edge, root_u, root_v, keys] = worklist.args();
             best.reset(tier, n)?;
             for pass in 0..self.config.passes() {
-                let mut args = entries.to_vec();
-                args.push(self.keys);
+                // The keys in worklist order (keys_in_order = 1).
+                let mut args = vec![edge, root_u, root_v, keys, Arg::U32(1)];
                 args.extend(count);
                 args.push(Arg::U32(pass));
                 args.extend(best.args());
                 self.launch("ec_lightest", bound, &args)?;
             }
-            let mut args = entries.to_vec();
+            let mut args = vec![edge, root_u, root_v];
             args.extend(count);
             args.extend(best.args());
-            args.extend([self.in_forest.arg(), Arg::U32(1), eu, ev, parent.arg()]);
+            args.extend([self.in_forest.arg(), Arg::U32(1), parent.arg()]);
             self.launch("ec_choose", bound, &args)?;
         }
         unreachable!("the loop above runs until the worklist is empty")
@@ -520,15 +550,16 @@ impl<D: Device> Run<'_, D> {
             let (a, b, e, c) = (link[0].arg(), link[1].arg(), link[2].arg(), counts[0].arg());
             best.reset(tier, fragments)?;
             for pass in 0..self.config.passes() {
-                let mut args = vec![e, a, b, self.keys, c, Arg::U32(0), Arg::U32(pass)];
+                // Keys by edge position (keys_in_order = 0).
+                let mut args = vec![e, a, b, self.keys, Arg::U32(0), c, Arg::U32(0)];
+                args.push(Arg::U32(pass));
                 args.extend(best.args());
                 self.launch("ec_lightest", count, &args)?;
             }
             let mut args = vec![e, a, b, c, Arg::U32(0)];
             args.extend(best.args());
-            // Without hooking, ec_choose leaves the last three alone.
-            let (eu, ev) = (self.eu.arg(), self.ev.arg());
-            args.extend([self.in_forest.arg(), Arg::U32(0), eu, ev, eu]);
+            // Without hooking, ec_choose leaves `parent` (the last) alone.
+            args.extend([self.in_forest.arg(), Arg::U32(0), self.eu.arg()]);
             self.launch("ec_choose", count, &args)?;
             // Merge along the struts and renumber the fragments.
             self.iota(&successor, fragments)?;
