@@ -2,7 +2,8 @@
 //! CUDA through `kernels/cuda/msf.cu`).
 //!
 //! - `auto`: edge-centric Borůvka on a worklist of edges, with union-find hooking by
-//!   compare-and-swap: each round finds every tree's lightest edge by atomic minima,
+//!   compare-and-swap, over the edges in phases of rising weight (light edges first,
+//!   see `light_thresholds`): each round finds every tree's lightest edge by atomic minima,
 //!   hooks the trees, and compacts the worklist to the edges still between trees. The
 //!   host reads the worklist's length back behind the work, a few rounds late, so the
 //!   device does not wait for it.
@@ -190,27 +191,42 @@ pub(crate) fn solve<D: Device>(
     Ok((chosen.into_par_iter().map(|b| b != 0).collect(), timings))
 }
 
-/// The key below which about 2n edges lie (a sorted sample), when filtering pays: a
+/// Upper keys of the light phases (ascending, distinct, below u64::MAX): the keys
+/// below which about n/2, n and 2n edges lie (a sorted sample), when filtering pays. A
 /// forest needs fewer than n edges, so most heavy edges of a dense enough graph never
-/// enter a round.
-fn light_threshold(problem: &DeviceProblem<'_>, n: usize) -> Option<u64> {
-    const SAMPLE: usize = 1024;
+/// enter a round; and the phases stay small, so few of their rounds go to the many
+/// parallel edges left between the last big trees of a phase. (tools/
+/// simulate_filter_phases.py counts it: on a random graph of 2^20 vertices and 2^23
+/// edges and an R-MAT graph of scale 20, these three phases take 0.26 and 0.30 of the
+/// edge-rounds of a single light phase up to 2n.)
+fn light_thresholds(problem: &DeviceProblem<'_>, n: usize) -> Vec<u64> {
+    const SAMPLE: usize = 4096;
+    /// Edges below each threshold, in halves of n.
+    const HALF_N_MULTIPLES: [usize; 3] = [1, 2, 4];
     let m = problem.u.len();
     if m < 4 * n || m < 4 * SAMPLE {
-        return None;
+        return Vec::new();
     }
     let key = |i: usize| match &problem.keys {
         Some(DeviceKeys::Narrow(k)) => Some(k[i] as u64),
         Some(DeviceKeys::Wide(k)) => Some(k[i]),
         None => None,
     };
-    let mut sample: Vec<u64> = (0..SAMPLE)
+    let Some(mut sample) = (0..SAMPLE)
         .map(|j| key(j * (m / SAMPLE)))
-        .collect::<Option<_>>()?;
+        .collect::<Option<Vec<u64>>>()
+    else {
+        return Vec::new();
+    };
     sample.sort_unstable();
-    let at = (SAMPLE * 2 * n / m).min(SAMPLE - 1);
-    // Keys at u64::MAX leave no heavy range: no filtering then.
-    Some(sample[at]).filter(|&key| key < u64::MAX)
+    let mut thresholds: Vec<u64> = HALF_N_MULTIPLES
+        .iter()
+        .map(|&halves| sample[(SAMPLE * halves * n / (2 * m)).min(SAMPLE - 1)])
+        // Keys at u64::MAX leave no heavier range.
+        .filter(|&key| key < u64::MAX)
+        .collect();
+    thresholds.dedup();
+    thresholds
 }
 
 /// Refuses graphs whose working set cannot fit the device, before allocating.
@@ -369,19 +385,19 @@ impl<D: Device> Run<'_, D> {
             Algorithm::Strut => self.strut(n, m, &mut Best::new(tier, self.config, n)?)?,
             _ => {
                 // Light edges first (by the cut property, the forest of the light edges
-                // is part of the answer), then the heavy edges still between trees.
+                // is part of the answer), in phases of rising keys, then the heavy
+                // edges still between trees.
                 let parent = tier.alloc::<u32>(n)?;
                 self.iota(&parent, n)?;
                 let mut phase = Phase::new(tier, self.config, n, m)?;
-                match light_threshold(problem, n) {
-                    Some(threshold) => {
-                        self.edge_centric(&mut phase, &parent, 0, threshold)?;
-                        // Every later root lookup then takes one step.
-                        self.launch("uf_flatten", n, &[parent.arg(), Arg::U32(n as u32)])?;
-                        self.edge_centric(&mut phase, &parent, threshold + 1, u64::MAX)?;
-                    }
-                    None => self.edge_centric(&mut phase, &parent, 0, u64::MAX)?,
+                let mut lowest = 0;
+                for highest in light_thresholds(problem, n) {
+                    self.edge_centric(&mut phase, &parent, lowest, highest)?;
+                    // The next phase's first round then finds every root in one step.
+                    self.launch("uf_flatten", n, &[parent.arg(), Arg::U32(n as u32)])?;
+                    lowest = highest + 1;
                 }
+                self.edge_centric(&mut phase, &parent, lowest, u64::MAX)?;
             }
         }
         tier.finish()
