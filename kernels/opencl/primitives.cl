@@ -39,6 +39,32 @@ inline Run run_combine(Run earlier, Run later) {
 // Loads the tile at `base` (clipped at `end`) into local memory, coalesced.
 inline void load_tile(__global const T* in, __global const uchar* flags, uint segmented,
                       ulong base, ulong end, LOCAL T* lv, LOCAL uchar* lf) {
+    if (base + TILE <= end) {
+        // A whole tile: every load is issued before the first store to local memory
+        // waits for one. (Loading and storing element by element under a bounds check
+        // leaves one load in flight per work-item, far too few to keep memory busy.)
+        const uint lid = get_local_id(0);
+        __global const T* from = in + base + lid;
+        T x[ITEMS];
+        for (uint k = 0; k < ITEMS; k++)
+            x[k] = from[k * WG];
+        for (uint k = 0; k < ITEMS; k++)
+            lv[PAD(k * WG + lid)] = x[k];
+#if SEGMENTED
+        if (segmented) {
+            __global const uchar* head = flags + base + lid;
+            uchar h[ITEMS];
+            for (uint k = 0; k < ITEMS; k++)
+                h[k] = head[k * WG];
+            for (uint k = 0; k < ITEMS; k++)
+                lf[PAD(k * WG + lid)] = h[k] != 0;
+        } else {
+            for (uint k = 0; k < ITEMS; k++)
+                lf[PAD(k * WG + lid)] = 0;
+        }
+#endif
+        return;
+    }
     for (uint k = 0; k < ITEMS; k++) {
         uint j = k * WG + get_local_id(0);
         ulong i = base + j;
@@ -209,6 +235,16 @@ inline void rescan_and_store(Run prefix, LOCAL T* lv, LOCAL const uchar* lf,
         acc = inclusive;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    if (base + TILE <= end) {
+        // A whole tile: read local memory first, then issue the stores back to back.
+        T x[ITEMS];
+        for (uint k = 0; k < ITEMS; k++)
+            x[k] = lv[PAD(k * WG + lid)];
+        __global T* to = out + base + lid;
+        for (uint k = 0; k < ITEMS; k++)
+            to[k * WG] = x[k];
+        return;
+    }
     for (uint k = 0; k < ITEMS; k++) {
         uint j = k * WG + lid;
         if (base + j < end)
