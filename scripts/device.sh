@@ -13,7 +13,8 @@
 #   bash scripts/device.sh cuda      # there: the CUDA checks and benchmarks only
 #   bash scripts/device.sh all       # there: test, then bench
 #   bash scripts/device.sh scans     # there: primitive suite and primitive timings only
-#   bash scripts/device.sh tune      # there: scan tile-shape sweep at 2^28
+#   bash scripts/device.sh tune      # there: scan tile-shape sweep at 2^28 (OpenCL), and
+#                                    # segmented argmin lanes thresholds (both tiers)
 #   bash scripts/device.sh lookahead # there: auto MSF on CUDA, host 0/1/2/4 rounds ahead
 #   bash scripts/device.sh profile   # there: ncu on the CUDA primitives and an NY MSF
 #   bash scripts/device.sh test-bench-tune  # there: test, MSF bench, tune
@@ -187,6 +188,15 @@ tune_there() {
         echo "== GPUMST_OPENCL_TILE_BYTES=$bytes GPUMST_OPENCL_GROUP_SIZE=$group"
         GPUMST_OPENCL_TILE_BYTES=$bytes GPUMST_OPENCL_GROUP_SIZE=$group \
             timeout -k 5 60 "$CARRY/bin/device-bench" --skip-msf --min-log2 28 --repeat 15 2>&1 | tail -1
+    done 2>&1 | tee -a "$OUT/tune.log"
+    # Segmented argmin: runs of 4 lanes per segment from 8 or 16 elements on average
+    # (instead of one work-item each below 64), on both GPU tiers.
+    for from in 64 16 8; do
+        for tier in opencl cuda; do
+            echo "== GPUMST_GPU_LANES_FROM=$from ($tier)"
+            GPUMST_GPU_LANES_FROM=$from timeout -k 5 60 "$CARRY/bin/device-bench" --tier $tier \
+                --skip-msf --min-log2 28 --repeat 15 2>&1 | tail -1
+        done
     done 2>&1 | tee -a "$OUT/tune.log"
 }
 
