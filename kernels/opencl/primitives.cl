@@ -43,13 +43,13 @@ inline void load_tile(__global const T* in, __global const uchar* flags, uint se
         // A whole tile: every load is issued before the first store to local memory
         // waits for one. (Loading and storing element by element under a bounds check,
         // ptxas for sm_90 kept only about 10 of the 32 loads in flight at a time.)
-        const uint lid = get_local_id(0);
+        const uint lid = get_local_id(0), at = PAD(lid);
         __global const T* from = in + base + lid;
         T x[ITEMS];
         for (uint k = 0; k < ITEMS; k++)
             x[k] = from[k * WG];
         for (uint k = 0; k < ITEMS; k++)
-            lv[PAD(k * WG + lid)] = x[k];
+            lv[PAD_STRIDED(at, lid, k)] = x[k];
 #if SEGMENTED
         if (segmented) {
             __global const uchar* head = flags + base + lid;
@@ -57,10 +57,10 @@ inline void load_tile(__global const T* in, __global const uchar* flags, uint se
             for (uint k = 0; k < ITEMS; k++)
                 h[k] = head[k * WG];
             for (uint k = 0; k < ITEMS; k++)
-                lf[PAD(k * WG + lid)] = h[k] != 0;
+                lf[PAD_STRIDED(at, lid, k)] = h[k] != 0;
         } else {
             for (uint k = 0; k < ITEMS; k++)
-                lf[PAD(k * WG + lid)] = 0;
+                lf[PAD_STRIDED(at, lid, k)] = 0;
         }
 #endif
         return;
@@ -237,9 +237,10 @@ inline void rescan_and_store(Run prefix, LOCAL T* lv, LOCAL const uchar* lf,
     barrier(CLK_LOCAL_MEM_FENCE);
     if (base + TILE <= end) {
         // A whole tile: read local memory first, then issue the stores back to back.
+        const uint at = PAD(lid);
         T x[ITEMS];
         for (uint k = 0; k < ITEMS; k++)
-            x[k] = lv[PAD(k * WG + lid)];
+            x[k] = lv[PAD_STRIDED(at, lid, k)];
         __global T* to = out + base + lid;
         for (uint k = 0; k < ITEMS; k++)
             to[k * WG] = x[k];
