@@ -18,6 +18,10 @@
 #   bash scripts/device.sh lookahead # there: auto MSF on CUDA, host 0/1/2/4 rounds ahead
 #   bash scripts/device.sh profile   # there: ncu on the CUDA primitives and an NY MSF
 #   bash scripts/device.sh test-bench-tune  # there: test, MSF bench, tune
+#   bash scripts/device.sh suites-bench # there: primitive and conformance suites, the
+#                                    # CUDA argmin sweep, then bench on both tiers
+#   bash scripts/device.sh primitives # there: primitive suite, primitive timings on both
+#                                    # tiers, argmin and segmented argmin sweeps
 #
 # The device tool's call: command "bash scripts/device.sh test" (then "... bench": "all"
 # runs past one call's 10 minutes), carry ["device-carry"], kind nvidia-h200.
@@ -51,7 +55,9 @@ for line in sys.stdin:
     mkdir -p "$CARRY/libgpumst"
     cp target/release/libgpumst.so target/release/libgpumst.a "$CARRY/libgpumst/"
     strip --strip-debug "$CARRY"/libgpumst/*
-    xz -T0 "$CARRY/libgpumst/libgpumst.a" # the carry is limited to 64 MiB
+    # The carry is limited to 64 MiB with the working tree, and every binary holds the
+    # PTX bundle: all of them travel compressed and setup_there unpacks them.
+    xz -T0 "$CARRY"/bin/* "$CARRY"/libgpumst/*
     cp ../shared/data/NY.gr.xz ../shared/data/BAY.gr.xz "$CARRY/data/"
     # An ICD loader in case the device machine has none (used only there if so).
     mkdir -p "$CARRY/lib" "$CARRY/deb"
@@ -66,6 +72,9 @@ for line in sys.stdin:
 setup_there() {
     OUT="${OUT:-$CARRY/logs}"
     mkdir -p "$OUT"
+    for f in "$CARRY"/bin/*.xz "$CARRY"/libgpumst/*.xz; do
+        [ -e "$f" ] && xz -dkf "$f"
+    done
     # NVIDIA's OpenCL driver is installed but not registered with the ICD loader.
     mkdir -p /etc/OpenCL/vendors
     if [ ! -f /etc/OpenCL/vendors/nvidia.icd ]; then
@@ -158,7 +167,6 @@ cuda_tests_there() {
                 "$CARRY/bin/primitives" --test-threads 1 "${primitive_tests[@]}" 2>&1 | tail -4 || status=1
         done
         echo "== CUDA: C and C++ ffi-tests against the CUDA tier (auto picks it)"
-        [ -f "$CARRY/libgpumst/libgpumst.a" ] || xz -dk "$CARRY/libgpumst/libgpumst.a.xz"
         GPUMST_FFI_EXPECT_TIER=cuda GPUMST_FFI_LIBDIR="$CARRY/libgpumst" GPUMST_NO_VALGRIND=1 bash ffi-tests/run.sh 2>&1 | grep -E "FAIL|passed|failed" || status=1
     } 2>&1 | tee -a "$OUT/test.log"
     return $status
@@ -189,13 +197,31 @@ tune_there() {
         GPUMST_OPENCL_TILE_BYTES=$bytes GPUMST_OPENCL_GROUP_SIZE=$group \
             timeout -k 5 60 "$CARRY/bin/device-bench" --skip-msf --min-log2 28 --repeat 15 2>&1 | tail -1
     done 2>&1 | tee -a "$OUT/tune.log"
-    # Segmented argmin: runs of 4 lanes per segment from 8 or 16 elements on average
-    # (instead of one work-item each below 64), on both GPU tiers.
-    for from in 64 16 8; do
-        for tier in opencl cuda; do
-            echo "== GPUMST_GPU_LANES_FROM=$from ($tier)"
-            GPUMST_GPU_LANES_FROM=$from timeout -k 5 60 "$CARRY/bin/device-bench" --tier $tier \
-                --skip-msf --min-log2 28 --repeat 15 2>&1 | tail -1
+    tune_arg_there opencl cuda
+    tune_lanes_there opencl cuda
+}
+
+# Argmin on the given tiers: groups for 1, 2 or 8 waves of the device's resident groups.
+tune_arg_there() {
+    for tier in "$@"; do
+        for waves in 1 2 8; do
+            echo "== GPUMST_GPU_ARG_WAVES=$waves ($tier)"
+            GPUMST_GPU_ARG_WAVES=$waves timeout -k 5 60 \
+                "$CARRY/bin/device-bench" --tier "$tier" --skip-msf --min-log2 28 --repeat 15 2>&1 | tail -1
+        done
+    done 2>&1 | tee -a "$OUT/tune.log"
+}
+
+# Segmented argmin on the given tiers: lanes per segment from 8, 16 or 64 elements on
+# average (below: one work-item per segment), each lane folding 4 to 32 elements.
+tune_lanes_there() {
+    for tier in "$@"; do
+        for from in 64 16 8; do
+            for items in 4 8 16 32; do
+                echo "== GPUMST_GPU_LANES_FROM=$from GPUMST_GPU_ITEMS_PER_LANE=$items ($tier)"
+                GPUMST_GPU_LANES_FROM=$from GPUMST_GPU_ITEMS_PER_LANE=$items timeout -k 5 60 \
+                    "$CARRY/bin/device-bench" --tier "$tier" --skip-msf --min-log2 28 --repeat 15 2>&1 | tail -1
+            done
         done
     done 2>&1 | tee -a "$OUT/tune.log"
 }
@@ -211,13 +237,15 @@ lookahead_there() {
 # Nsight Compute on the CUDA tier: the primitive kernels at 2^28 u32 (throughput, memory,
 # stall reasons, occupancy) and the kernel times of one auto MSF of NY; full reports
 # under $OUT, the headline lines printed.
-profile_there() {
-    local ncu
+find_ncu() {
     ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
-    if [ -z "$ncu" ]; then
-        echo "device.sh: no ncu: profile skipped"
-        return 0
-    fi
+    [ -n "$ncu" ] || echo "device.sh: no ncu: profile skipped"
+    [ -n "$ncu" ]
+}
+
+profile_primitives_there() {
+    local ncu
+    find_ncu || return 0
     timeout -k 5 300 "$ncu" --kernel-name regex:'scan_single_pass|arg_partial|segmented_arg' \
         --launch-count 12 --section SpeedOfLight --section MemoryWorkloadAnalysis \
         --section WarpStateStats --section Occupancy --section LaunchStats \
@@ -225,6 +253,12 @@ profile_there() {
         >"$OUT/ncu-primitives.txt" 2>&1 || echo "device.sh: ncu on the primitives failed"
     grep -E '^  [a-z_]+.*\(|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Shared Memory Config|Stall|One or More' \
         "$OUT/ncu-primitives.txt" | head -150
+}
+
+profile_there() {
+    local ncu
+    find_ncu || return 0
+    profile_primitives_there
     GPUMST_BACKEND=cuda timeout -k 5 120 "$ncu" --metrics gpu__time_duration.sum --print-summary per-kernel \
         "$CARRY/bin/gpumst" msf "$CARRY/data/NY.gr.xz" --backend cuda --repeat 1 \
         >"$OUT/ncu-msf-ny.txt" 2>&1 || echo "device.sh: ncu on the NY MSF failed"
@@ -241,6 +275,25 @@ case "${1:-}" in
 tune) setup_there && tune_there ;;
 profile) setup_there && profile_there ;;
 lookahead) setup_there && lookahead_there ;;
+primitives)
+    setup_there
+    echo "== primitives suite (every tier)"
+    timeout -k 5 120 "$CARRY/bin/primitives" 2>&1 | tail -3
+    bench_there --skip-msf --min-log2 24
+    bench_there --tier cuda --skip-msf --min-log2 24
+    tune_arg_there cuda opencl
+    tune_lanes_there cuda
+    ;;
+suites-bench)
+    setup_there
+    for suite in primitives conformance; do
+        echo "== $suite suite (every tier)"
+        timeout -k 5 120 "$CARRY/bin/$suite" 2>&1 | tail -3
+    done
+    tune_arg_there cuda
+    bench_there
+    bench_there --tier cuda
+    ;;
 scans)
     setup_there
     echo "== primitives (single pass on NVIDIA)"
@@ -271,7 +324,7 @@ all)
     GPUMST_OPENCL_SHUFFLE=0 bench_there --skip-msf --min-log2 24
     ;;
 *)
-    sed -n '2,22p' "$0"
+    sed -n '2,28p' "$0"
     exit 2
     ;;
 esac
