@@ -15,20 +15,27 @@ const ITEMS_PER_SEGMENT_FOR_GROUPS: usize = 2048;
 /// The most work-items per segment in `segmented_arg_lanes` (a warp on NVIDIA, where
 /// they reduce by shuffles).
 const MAX_LANES: usize = 32;
-/// Elements each lane of `segmented_arg_lanes` should fold (one unrolled batch of
-/// ARG_UNROLL loads in primitives.cl).
-const ITEMS_PER_LANE: usize = 8;
+/// Elements each lane of `segmented_arg_lanes` should fold (four batches of ARG_UNROLL
+/// loads in primitives.cl): on the H200, segments of 256 took 0.41 ms with 16 lanes of
+/// 16 and 0.36 ms with 8 lanes of 32, against 0.54 ms with 32 lanes of 8.
+const ITEMS_PER_LANE: usize = 32;
+/// `arg_partial` launches about this many times the groups a device holds at once, so
+/// that a kernel holding fewer groups per unit than `groups_per_unit` does not leave a
+/// nearly empty second wave. (On the H200 a 34-register variant fit 7 groups per SM, not
+/// 8, and took 0.35 ms for 2^28 u32 in one wave of 8 per SM against 0.28 ms in two; the
+/// 28-register kernel takes 0.276 / 0.277 ms with one / two.)
+const ARG_WAVES: usize = 2;
 
 impl<D: Device> Gpu<D> {
     fn tile_len<T: Element>(&self) -> usize {
         self.settings.group_size * self.settings.tile_items(T::DTYPE)
     }
 
-    /// Splits `n` elements into at most `resident_groups` contiguous ranges of whole
-    /// tiles: (groups, elements per group).
-    fn partition(&self, n: usize, unit: usize) -> (usize, usize) {
+    /// Splits `n` elements into at most `max_groups` contiguous ranges of whole tiles:
+    /// (groups, elements per group).
+    fn partition(&self, n: usize, unit: usize, max_groups: usize) -> (usize, usize) {
         let units = n.div_ceil(unit).max(1);
-        let per_group = units.div_ceil(self.resident_groups().min(units));
+        let per_group = units.div_ceil(max_groups.clamp(1, units));
         let groups = units.div_ceil(per_group);
         (groups, per_group * unit)
     }
@@ -50,7 +57,7 @@ impl<D: Device> Gpu<D> {
         if self.settings.single_pass_scan {
             return self.scan_single_pass(&program, data, flags, kind);
         }
-        let (groups, group_len) = self.partition(n, self.tile_len::<T>());
+        let (groups, group_len) = self.partition(n, self.tile_len::<T>(), self.resident_groups());
         let part_v = self.alloc::<T>(groups)?;
         let part_f = self.alloc::<u8>(groups)?;
         // Without segments the flag argument is never read; any buffer will do.
@@ -207,8 +214,12 @@ impl<D: Device> Gpu<D> {
             Self::extreme_op(extreme),
             false,
         ))?;
+        // Tuning knobs (scripts/device.sh tune), read once: this runs on every call.
+        static WAVES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        let waves = *WAVES.get_or_init(|| super::tuning("GPUMST_GPU_ARG_WAVES", ARG_WAVES));
         let group = self.settings.group_size;
-        let (groups, group_len) = self.partition(n, self.tile_len::<T>());
+        let (groups, group_len) =
+            self.partition(n, self.tile_len::<T>(), self.resident_groups() * waves);
         let part_v = self.alloc::<T>(groups)?;
         let part_i = self.alloc::<u64>(groups)?;
         self.launch(
@@ -321,10 +332,14 @@ impl<D: Device> Gpu<D> {
             out_i.arg(),
         ];
         let average = data.len() / segments;
-        // Read once: this runs on every call.
-        static LANES_FROM: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-        let lanes_from = *LANES_FROM
-            .get_or_init(|| super::tuning("GPUMST_GPU_LANES_FROM", ITEMS_PER_SEGMENT_FOR_LANES));
+        // Tuning knobs (scripts/device.sh tune), read once: this runs on every call.
+        static KNOBS: std::sync::OnceLock<(usize, usize)> = std::sync::OnceLock::new();
+        let (lanes_from, items_per_lane) = *KNOBS.get_or_init(|| {
+            (
+                super::tuning("GPUMST_GPU_LANES_FROM", ITEMS_PER_SEGMENT_FOR_LANES),
+                super::tuning("GPUMST_GPU_ITEMS_PER_LANE", ITEMS_PER_LANE),
+            )
+        });
         if average >= ITEMS_PER_SEGMENT_FOR_GROUPS {
             let group = self.settings.group_size;
             self.launch(
@@ -335,8 +350,8 @@ impl<D: Device> Gpu<D> {
                 &args,
             )?;
         } else if average >= lanes_from && self.settings.group_size >= MAX_LANES {
-            // A power of two from 4 to 32 lanes, each folding about ITEMS_PER_LANE.
-            let lanes = (average / ITEMS_PER_LANE)
+            // A power of two from 4 to 32 lanes, each folding about items_per_lane.
+            let lanes = (average / items_per_lane)
                 .next_power_of_two()
                 .clamp(4, MAX_LANES);
             let mut args = args.to_vec();
