@@ -17,8 +17,9 @@ echo "== cargo clippy -D warnings"
 cargo clippy --all-targets -- -D warnings
 echo "== cargo test (unit, property, conformance, header, tier, I/O and CLI tests)"
 cargo test --release
-echo "== OpenCL conformance with 32-bit atomics only (as on devices without 64-bit ones)"
-GPUMST_OPENCL_ATOMICS=32 cargo test --release --test conformance
+echo "== OpenCL conformance with 32-bit atomics only (as on devices without 64-bit ones),"
+echo "   and the auto MSF's host four rounds ahead of its worklist lengths (the default is one)"
+GPUMST_OPENCL_ATOMICS=32 GPUMST_GPU_LOOKAHEAD=4 cargo test --release --test conformance
 echo "== OpenCL primitives with the single-pass scan (PoCL's default is reduce-then-scan)"
 GPUMST_OPENCL_SCAN=single-pass cargo test --release --test primitives
 echo "== OpenCL out-of-memory paths (device memory capped at 1 MB)"
