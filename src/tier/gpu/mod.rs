@@ -383,13 +383,43 @@ impl<D: Device, T> DeviceBuffer<D, T> {
     }
 }
 
-/// Reads a tuning knob from the environment (a positive integer), or `default`.
-pub(crate) fn tuning(name: &str, default: usize) -> usize {
+/// A non-negative integer from the environment variable `name`, if set and valid.
+fn integer_setting(name: &str) -> Option<usize> {
     std::env::var(name)
         .ok()
         .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&v| v > 0)
-        .unwrap_or(default)
+}
+
+/// Reads a tuning knob from the environment (a positive integer), or `default`.
+pub(crate) fn tuning(name: &str, default: usize) -> usize {
+    integer_setting(name).filter(|&v| v > 0).unwrap_or(default)
+}
+
+/// The `GPUMST_GPU_*` tuning knobs of both GPU tiers (`scripts/device.sh` sweeps them),
+/// read from the environment once per process: they are consulted on every call.
+pub(crate) struct Knobs {
+    /// Segmented argmin gives runs of lanes to segments from this average length.
+    pub lanes_from: usize,
+    /// Elements each of those lanes should fold.
+    pub items_per_lane: usize,
+    /// Argmin launches this many times the work-groups the device holds at once.
+    pub arg_waves: usize,
+    /// Rounds the `auto` MSF's host may run ahead of the worklist lengths it has read
+    /// back (0 waits for every round's length).
+    pub lookahead: usize,
+}
+
+pub(crate) fn knobs() -> &'static Knobs {
+    static KNOBS: std::sync::OnceLock<Knobs> = std::sync::OnceLock::new();
+    KNOBS.get_or_init(|| Knobs {
+        lanes_from: tuning(
+            "GPUMST_GPU_LANES_FROM",
+            primitives::ITEMS_PER_SEGMENT_FOR_LANES,
+        ),
+        items_per_lane: tuning("GPUMST_GPU_ITEMS_PER_LANE", primitives::ITEMS_PER_LANE),
+        arg_waves: tuning("GPUMST_GPU_ARG_WAVES", primitives::ARG_WAVES),
+        lookahead: integer_setting("GPUMST_GPU_LOOKAHEAD").unwrap_or(msf::LOOKAHEAD),
+    })
 }
 
 /// `GPUMST_<API>_SCAN=single-pass|reduce-then-scan` overrides a tier's choice of scan

@@ -275,19 +275,11 @@ fn check_capacity<D: Device>(
 /// Slots of the worklist length on the device (see `Run::edge_centric`).
 const COUNT_SLOTS: usize = 3;
 
-/// Rounds the host may run ahead of the worklist lengths it has read back
-/// (`GPUMST_GPU_LOOKAHEAD`, read once; 0 waits for every round's length). On the H200
-/// one round ahead was fastest: NY 0.41 / 0.33 / 0.34 / 0.35 ms and random 2^22 / 2^25
+/// Rounds the host may run ahead of the worklist lengths it has read back, by default
+/// (`GPUMST_GPU_LOOKAHEAD`; 0 waits for every round's length). On the H200 one round
+/// ahead was fastest: NY 0.41 / 0.33 / 0.34 / 0.35 ms and random 2^22 / 2^25
 /// 3.88 / 3.90 / 4.11 / 4.30 ms with 0 / 1 / 2 / 4 (`scripts/device.sh lookahead`).
-fn lookahead() -> usize {
-    static LOOKAHEAD: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *LOOKAHEAD.get_or_init(|| {
-        std::env::var("GPUMST_GPU_LOOKAHEAD")
-            .ok()
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(1)
-    })
-}
+pub(super) const LOOKAHEAD: usize = 1;
 
 /// A worklist of edge-centric Borůvka: per entry the edge's position, the roots of its
 /// ends at the last compaction, and its key (see ec_compact in msf.cl).
@@ -421,8 +413,8 @@ impl<D: Device> Run<'_, D> {
     /// the lightest edge per tree by atomic minima, and one launch that marks the
     /// chosen edges and hooks their trees. The worklist's length stays on the device;
     /// the host reads it back behind the work (`read_later`) and runs up to
-    /// [`lookahead`] rounds ahead of what it has read, launching as many work-items as
-    /// the last length it knows (an upper bound: the worklist only shrinks). A round
+    /// `Knobs::lookahead` rounds ahead of what it has read, launching as many work-items
+    /// as the last length it knows (an upper bound: the worklist only shrinks). A round
     /// past the end finds an empty worklist and does nothing.
     fn edge_centric(
         &self,
@@ -445,7 +437,7 @@ impl<D: Device> Run<'_, D> {
         tier.fill(counts, 0, COUNT_SLOTS)?;
         let mut bound = m;
         let mut unread = std::collections::VecDeque::new();
-        let lookahead = lookahead();
+        let lookahead = super::knobs().lookahead;
         for round in 0usize.. {
             let [at, into, clear_at] = [0, 1, 2].map(|k| ((round + k) % COUNT_SLOTS) as u32);
             // The first compaction reads edges by position (and drops self-loops).

@@ -9,7 +9,7 @@ use crate::Result;
 
 /// Segmented arg-reductions: segments at least this long on average get 4 to 32
 /// work-items each (`segmented_arg_lanes`), shorter ones a work-item each.
-const ITEMS_PER_SEGMENT_FOR_LANES: usize = 64;
+pub(super) const ITEMS_PER_SEGMENT_FOR_LANES: usize = 64;
 /// Segments at least this long on average get a work-group each.
 const ITEMS_PER_SEGMENT_FOR_GROUPS: usize = 2048;
 /// The most work-items per segment in `segmented_arg_lanes` (a warp on NVIDIA, where
@@ -18,13 +18,13 @@ const MAX_LANES: usize = 32;
 /// Elements each lane of `segmented_arg_lanes` should fold (four batches of ARG_UNROLL
 /// loads in primitives.cl): on the H200, segments of 256 took 0.41 ms with 16 lanes of
 /// 16 and 0.36 ms with 8 lanes of 32, against 0.54 ms with 32 lanes of 8.
-const ITEMS_PER_LANE: usize = 32;
+pub(super) const ITEMS_PER_LANE: usize = 32;
 /// `arg_partial` launches about this many times the groups a device holds at once, so
 /// that a kernel holding fewer groups per unit than `groups_per_unit` does not leave a
 /// nearly empty second wave. (On the H200 a 34-register variant fit 7 groups per SM, not
 /// 8, and took 0.35 ms for 2^28 u32 in one wave of 8 per SM against 0.28 ms in two; the
 /// 28-register kernel takes 0.276 / 0.277 ms with one / two.)
-const ARG_WAVES: usize = 2;
+pub(super) const ARG_WAVES: usize = 2;
 
 impl<D: Device> Gpu<D> {
     fn tile_len<T: Element>(&self) -> usize {
@@ -214,10 +214,8 @@ impl<D: Device> Gpu<D> {
             Self::extreme_op(extreme),
             false,
         ))?;
-        // Tuning knobs (scripts/device.sh tune), read once: this runs on every call.
-        static WAVES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-        let waves = *WAVES.get_or_init(|| super::tuning("GPUMST_GPU_ARG_WAVES", ARG_WAVES));
         let group = self.settings.group_size;
+        let waves = super::knobs().arg_waves;
         let (groups, group_len) =
             self.partition(n, self.tile_len::<T>(), self.resident_groups() * waves);
         let part_v = self.alloc::<T>(groups)?;
@@ -332,14 +330,11 @@ impl<D: Device> Gpu<D> {
             out_i.arg(),
         ];
         let average = data.len() / segments;
-        // Tuning knobs (scripts/device.sh tune), read once: this runs on every call.
-        static KNOBS: std::sync::OnceLock<(usize, usize)> = std::sync::OnceLock::new();
-        let (lanes_from, items_per_lane) = *KNOBS.get_or_init(|| {
-            (
-                super::tuning("GPUMST_GPU_LANES_FROM", ITEMS_PER_SEGMENT_FOR_LANES),
-                super::tuning("GPUMST_GPU_ITEMS_PER_LANE", ITEMS_PER_LANE),
-            )
-        });
+        let super::Knobs {
+            lanes_from,
+            items_per_lane,
+            ..
+        } = *super::knobs();
         if average >= ITEMS_PER_SEGMENT_FOR_GROUPS {
             let group = self.settings.group_size;
             self.launch(
