@@ -22,6 +22,10 @@
 #                                    # CUDA argmin sweep, then bench on both tiers
 #   bash scripts/device.sh primitives # there: primitive suite, primitive timings on both
 #                                    # tiers, argmin and segmented argmin sweeps
+#   bash scripts/device.sh variants  # there: CUDA primitive timings at 2^28 and the scan
+#                                    # and arg-reduction tests with each kernel variant in
+#                                    # device-carry/variants/*.ptx.xz (GPUMST_CUDA_KERNELS;
+#                                    # made here by tools/build_cuda_kernels.py --variant)
 #
 # The device tool's call: command "bash scripts/device.sh test" (then "... bench": "all"
 # runs past one call's 10 minutes), carry ["device-carry"], kind nvidia-h200.
@@ -226,6 +230,23 @@ tune_lanes_there() {
     done 2>&1 | tee -a "$OUT/tune.log"
 }
 
+# Each kernel variant bundle in $CARRY/variants (xz-compressed): the scan and arg tests
+# on CUDA, then the primitive timings at 2^28, beside the shipped kernels' timings.
+variants_there() {
+    echo "== shipped kernels"
+    timeout -k 5 60 "$CARRY/bin/device-bench" --tier cuda --skip-msf --min-log2 28 --repeat 15 2>&1 | tail -1
+    for packed in "$CARRY"/variants/*.ptx.xz; do
+        [ -e "$packed" ] || continue
+        xz -dkf "$packed"
+        local bundle=${packed%.xz}
+        echo "== $(basename "$bundle" .ptx)"
+        GPUMST_CUDA_KERNELS="$bundle" GPUMST_TEST_TIERS=cuda timeout -k 5 120 "$CARRY/bin/primitives" \
+            chunk_boundary scans_ arg_reductions buffers_scan 2>&1 | grep -E "^test result|FAILED|panicked" | tail -5 || true
+        GPUMST_CUDA_KERNELS="$bundle" timeout -k 5 60 \
+            "$CARRY/bin/device-bench" --tier cuda --skip-msf --min-log2 28 --repeat 15 2>&1 | tail -1 || true
+    done 2>&1 | tee -a "$OUT/variants.log"
+}
+
 # The auto MSF on CUDA with the host 0, 1, 2 and 4 rounds ahead of the worklist lengths.
 lookahead_there() {
     for k in 0 1 2 4; do
@@ -274,6 +295,7 @@ profile_there() {
 case "${1:-}" in
 tune) setup_there && tune_there ;;
 profile) setup_there && profile_there ;;
+variants) setup_there && variants_there ;;
 lookahead) setup_there && lookahead_there ;;
 primitives)
     setup_there

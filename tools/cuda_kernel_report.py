@@ -54,9 +54,9 @@ def tool(name):
     return str(found[0])
 
 
-def modules():
+def modules(bundle=BUNDLE):
     """(name, PTX) for every module of the bundle."""
-    text = BUNDLE.read_text()
+    text = pathlib.Path(bundle).read_text()
     parts = re.split(r"^//@module (\S+)[^\n]*\n", text, flags=re.M)
     return list(zip(parts[1::2], parts[2::2]))
 
@@ -74,17 +74,17 @@ def assemble(ptx, arch, work):
     return out.stderr, cubin
 
 
-def resident_blocks(registers, smem):
-    by_threads = LIMITS["threads"] // BLOCK
-    by_registers = LIMITS["registers"] // max(1, registers * BLOCK)
+def resident_blocks(registers, smem, block=BLOCK):
+    by_threads = LIMITS["threads"] // block
+    by_registers = LIMITS["registers"] // max(1, registers * block)
     by_smem = LIMITS["smem"] // (smem + BLOCK_RESERVED_SMEM)
     return min(by_threads, by_registers, by_smem, LIMITS["blocks"])
 
 
-def report(arch, prefix):
+def report(arch, prefix, bundle=BUNDLE, block=BLOCK):
     print(f"{'module':<24} {'kernel':<28} {'regs':>4} {'smem':>6} {'spill':>5} {'blocks/SM':>9}")
     with tempfile.TemporaryDirectory() as work:
-        for name, ptx in modules():
+        for name, ptx in modules(bundle):
             if not name.startswith(prefix):
                 continue
             log, _ = assemble(ptx, arch, work)
@@ -95,12 +95,12 @@ def report(arch, prefix):
                 smem_match = re.search(r"(\d+) bytes smem", body)
                 smem = int(smem_match.group(1)) if smem_match else 0
                 spills = sum(int(x) for x in re.findall(r"(\d+) bytes spill", body))
-                blocks = resident_blocks(registers, smem)
+                blocks = resident_blocks(registers, smem, block)
                 print(f"{name:<24} {kernel:<28} {registers:>4} {smem:>6} {spills:>5} {blocks:>9}")
 
 
-def sass(module, kernel, arch):
-    ptx = dict(modules()).get(module)
+def sass(module, kernel, arch, bundle=BUNDLE):
+    ptx = dict(modules(bundle)).get(module)
     if ptx is None:
         sys.exit(f"no module {module} in {BUNDLE}")
     with tempfile.TemporaryDirectory() as work:
@@ -119,11 +119,13 @@ def main():
     parser.add_argument("--arch", default="sm_90")
     parser.add_argument("--module", default="", help="only modules starting with this")
     parser.add_argument("--sass", nargs=2, metavar=("MODULE", "KERNEL"))
+    parser.add_argument("--bundle", default=BUNDLE, help="another bundle (a variant)")
+    parser.add_argument("--block", type=int, default=BLOCK, help="threads per block it was built for")
     args = parser.parse_args()
     if args.sass:
-        sass(*args.sass, args.arch)
+        sass(*args.sass, args.arch, args.bundle)
     else:
-        report(args.arch, args.module)
+        report(args.arch, args.module, args.bundle, args.block)
 
 
 if __name__ == "__main__":

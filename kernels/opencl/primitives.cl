@@ -36,37 +36,92 @@ inline Run run_combine(Run earlier, Run later) {
     return run_make(later.f ? later.v : combine(earlier.v, later.v), earlier.f | later.f);
 }
 
+// ---- tiles in local memory ----------------------------------------------------------
+// A tile is WG * ITEMS elements. Whole tiles move between global and local memory in
+// 16-byte chunks of VEC elements (types.cl; buffers start 16-byte aligned and tiles are
+// whole numbers of chunks): work-item lid moves chunks lid, lid + WG, ... (coalesced),
+// and scans its own ITEMS consecutive elements. On the H200, 16-byte global accesses
+// took the scan of 2^28 u32 from 0.625 to 0.588 ms; 16-byte local-memory accesses (with
+// 16 bytes of pad per 128 to keep them aligned) took it back to 0.66 ms, so local
+// memory is read and written element by element.
+#if ITEMS % VEC != 0
+#error "ITEMS must be a whole number of 16-byte chunks"
+#endif
+// PAD(VEC * (k * WG + lid) + c): element c of work-item lid's chunk k. With VEC * WG a
+// multiple of 32 each chunk adds a constant stride. (Written so, it also keeps NVRTC's
+// output reproducible, which recomputing PAD for each chunk did not for some 8-byte
+// modules.)
+#if (VEC * WG) % 32 == 0
+#define CHUNK_AT(lid, k, c) (PAD(VEC * (lid)) + (k) * (VEC * WG + VEC * WG / 32) + (c))
+#else
+#define CHUNK_AT(lid, k, c) PAD(VEC * ((k) * WG + (lid)) + (c))
+#endif
+
+// The c-th element of a 16-byte chunk.
+inline T chunk_at(uint4 v, uint c) {
+#if T_WIDE
+    uint lo = c == 0 ? v.x : v.z, hi = c == 0 ? v.y : v.w;
+    return AS_T(((ulong)hi << 32) | lo);
+#else
+    return AS_T(c == 0 ? v.x : c == 1 ? v.y : c == 2 ? v.z : v.w);
+#endif
+}
+
+// A 16-byte chunk of VEC elements.
+inline uint4 chunk_of(const T* e) {
+    uint4 v;
+#if T_WIDE
+    ulong a = as_ulong(e[0]), b = as_ulong(e[1]);
+    v.x = (uint)a;
+    v.y = (uint)(a >> 32);
+    v.z = (uint)b;
+    v.w = (uint)(b >> 32);
+#else
+    v.x = as_uint(e[0]);
+    v.y = as_uint(e[1]);
+    v.z = as_uint(e[2]);
+    v.w = as_uint(e[3]);
+#endif
+    return v;
+}
+
+// The VEC elements of the local tile from padded index j (a multiple of VEC: they lie
+// side by side).
+inline void local_read(LOCAL const T* lv, uint j, T* e) {
+    for (uint c = 0; c < VEC; c++)
+        e[c] = lv[j + c];
+}
+
+inline void local_write(LOCAL T* lv, uint j, const T* e) {
+    for (uint c = 0; c < VEC; c++)
+        lv[j + c] = e[c];
+}
+
 // Loads the tile at `base` (clipped at `end`) into local memory, coalesced.
 inline void load_tile(__global const T* in, __global const uchar* flags, uint segmented,
                       ulong base, ulong end, LOCAL T* lv, LOCAL uchar* lf) {
+    const uint lid = get_local_id(0);
     if (base + TILE <= end) {
         // A whole tile: every load is issued before the first store to local memory
-        // waits for one. (Loading and storing element by element under a bounds check,
-        // ptxas for sm_90 kept only about 10 of the 32 loads in flight at a time.)
-        const uint lid = get_local_id(0), at = PAD(lid);
-        __global const T* from = in + base + lid;
-        T x[ITEMS];
-        for (uint k = 0; k < ITEMS; k++)
+        // waits for one. (Loading and storing under a bounds check, ptxas for sm_90
+        // kept only about 10 of 32 loads in flight at a time.)
+        __global const uint4* from = (__global const uint4*)(in + base) + lid;
+        uint4 x[ITEMS / VEC];
+        for (uint k = 0; k < ITEMS / VEC; k++)
             x[k] = from[k * WG];
-        for (uint k = 0; k < ITEMS; k++)
-            lv[PAD_STRIDED(at, lid, k)] = x[k];
+        for (uint k = 0; k < ITEMS / VEC; k++)
+            for (uint c = 0; c < VEC; c++)
+                lv[CHUNK_AT(lid, k, c)] = chunk_at(x[k], c);
 #if SEGMENTED
-        if (segmented) {
-            __global const uchar* head = flags + base + lid;
-            uchar h[ITEMS];
-            for (uint k = 0; k < ITEMS; k++)
-                h[k] = head[k * WG];
-            for (uint k = 0; k < ITEMS; k++)
-                lf[PAD_STRIDED(at, lid, k)] = h[k] != 0;
-        } else {
-            for (uint k = 0; k < ITEMS; k++)
-                lf[PAD_STRIDED(at, lid, k)] = 0;
-        }
+        __global const uchar* head = flags + base + VEC * lid;
+        for (uint k = 0; k < ITEMS / VEC; k++)
+            for (uint c = 0; c < VEC; c++)
+                lf[CHUNK_AT(lid, k, c)] = segmented && head[k * VEC * WG + c] != 0;
 #endif
         return;
     }
     for (uint k = 0; k < ITEMS; k++) {
-        uint j = k * WG + get_local_id(0);
+        uint j = k * WG + lid;
         ulong i = base + j;
         bool inside = i < end;
         lv[PAD(j)] = inside ? in[i] : IDENTITY;
@@ -78,17 +133,85 @@ inline void load_tile(__global const T* in, __global const uchar* flags, uint se
 
 // The run of this work-item's ITEMS consecutive elements of the tile.
 inline Run thread_run(LOCAL const T* lv, LOCAL const uchar* lf) {
-    uint first = get_local_id(0) * ITEMS;
+    const uint first = get_local_id(0) * ITEMS;
     Run r = run_make(IDENTITY, 0);
-    for (uint k = 0; k < ITEMS; k++) {
-        uint j = PAD(first + k);
-        if (HEAD(lf, j)) {
-            r.v = IDENTITY;
-            r.f = 1;
+    for (uint m = 0; m < ITEMS / VEC; m++) {
+        const uint j = PAD(first + m * VEC);
+        T e[VEC];
+        local_read(lv, j, e);
+        for (uint c = 0; c < VEC; c++) {
+            if (HEAD(lf, j + c)) {
+                r.v = IDENTITY;
+                r.f = 1;
+            }
+            r.v = combine(r.v, e[c]);
         }
-        r.v = combine(r.v, lv[j]);
     }
     return r;
+}
+
+// Rescans this work-item's elements within the tile from `before` (the run of the
+// tile's elements before them), in place; with segments, each element's flag becomes
+// whether a head came at or before it in the tile (such an element takes no carry from
+// earlier tiles: see store_with_carry).
+inline void rescan_local(Run before, LOCAL T* lv, LOCAL uchar* lf, uint exclusive) {
+    const uint first = get_local_id(0) * ITEMS;
+    T acc = before.v;
+#if SEGMENTED
+    uchar seen = before.f != 0;
+#endif
+    for (uint m = 0; m < ITEMS / VEC; m++) {
+        const uint j = PAD(first + m * VEC);
+        T e[VEC];
+        local_read(lv, j, e);
+        for (uint c = 0; c < VEC; c++) {
+#if SEGMENTED
+            if (lf[j + c]) {
+                acc = IDENTITY;
+                seen = 1;
+            }
+            lf[j + c] = seen;
+#endif
+            T inclusive = combine(acc, e[c]);
+            e[c] = exclusive ? acc : inclusive;
+            acc = inclusive;
+        }
+        local_write(lv, j, e);
+    }
+}
+
+#if SEGMENTED
+#define WITH_CARRY(carry, x, seen) ((seen) ? (x) : combine((carry), (x)))
+#else
+#define WITH_CARRY(carry, x, seen) combine((carry), (x))
+#endif
+
+// Stores the locally rescanned tile, each element joined to `carry` (the value of the
+// elements before the tile), to `out` (coalesced).
+inline void store_with_carry(T carry, LOCAL const T* lv, LOCAL const uchar* lf, ulong base,
+                             ulong end, __global T* out) {
+    const uint lid = get_local_id(0);
+    if (base + TILE <= end) {
+        // A whole tile: read local memory first, then issue the stores back to back.
+        uint4 x[ITEMS / VEC];
+        for (uint k = 0; k < ITEMS / VEC; k++) {
+            T e[VEC];
+            for (uint c = 0; c < VEC; c++) {
+                const uint j = CHUNK_AT(lid, k, c);
+                e[c] = WITH_CARRY(carry, lv[j], HEAD(lf, j));
+            }
+            x[k] = chunk_of(e);
+        }
+        __global uint4* to = (__global uint4*)(out + base) + lid;
+        for (uint k = 0; k < ITEMS / VEC; k++)
+            to[k * WG] = x[k];
+        return;
+    }
+    for (uint k = 0; k < ITEMS; k++) {
+        uint j = k * WG + lid;
+        if (base + j < end)
+            out[base + j] = WITH_CARRY(carry, lv[PAD(j)], HEAD(lf, PAD(j)));
+    }
 }
 
 // ---- work-group scan -----------------------------------------------------------------
@@ -220,39 +343,6 @@ __kernel void scan_spine(__global T* part_v, __global const uchar* part_f, uint 
     }
 }
 
-// Rescans the tile in local memory from `prefix` (the run before this work-item's
-// elements) and stores it to `out` (striped, coalesced).
-inline void rescan_and_store(Run prefix, LOCAL T* lv, LOCAL const uchar* lf,
-                             uint exclusive, ulong base, ulong end, __global T* out) {
-    uint lid = get_local_id(0);
-    T acc = prefix.v;
-    for (uint k = 0; k < ITEMS; k++) {
-        uint j = PAD(lid * ITEMS + k);
-        if (HEAD(lf, j))
-            acc = IDENTITY;
-        T inclusive = combine(acc, lv[j]);
-        lv[j] = exclusive ? acc : inclusive;
-        acc = inclusive;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (base + TILE <= end) {
-        // A whole tile: read local memory first, then issue the stores back to back.
-        const uint at = PAD(lid);
-        T x[ITEMS];
-        for (uint k = 0; k < ITEMS; k++)
-            x[k] = lv[PAD_STRIDED(at, lid, k)];
-        __global T* to = out + base + lid;
-        for (uint k = 0; k < ITEMS; k++)
-            to[k * WG] = x[k];
-        return;
-    }
-    for (uint k = 0; k < ITEMS; k++) {
-        uint j = k * WG + lid;
-        if (base + j < end)
-            out[base + j] = lv[PAD(j)];
-    }
-}
-
 // `in` and `out` may be the same buffer: each tile is fully loaded before it is written.
 __kernel void scan_downsweep(__global const T* in, __global const uchar* flags, uint segmented,
                              ulong n, ulong group_len, __global const T* carries,
@@ -267,8 +357,9 @@ __kernel void scan_downsweep(__global const T* in, __global const uchar* flags, 
         load_tile(in, flags, segmented, base, end, lv, lf);
         barrier(CLK_LOCAL_MEM_FENCE);
         Run tile;
-        Run before = group_scan(thread_run(lv, lf), lr, &tile);
-        rescan_and_store(run_combine(carry, before), lv, lf, exclusive, base, end, out);
+        rescan_local(group_scan(thread_run(lv, lf), lr, &tile), lv, lf, exclusive);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        store_with_carry(carry.v, lv, lf, base, end, out);
         carry = run_combine(carry, tile);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -328,6 +419,9 @@ inline ulong read_state(__global volatile ulong* state, ulong j, Run* r) {
     return STATUS(lo);
 }
 
+// The tiles' states start this many words after the ticket (a 128-byte line of its own).
+#define STATE_OFFSET 16
+
 // Takes this work-group's tile by ticket (every work-item gets it).
 inline uint take_tile(__global uint* ticket, LOCAL uint* tile_id) {
     if (get_local_id(0) == 0)
@@ -336,18 +430,24 @@ inline uint take_tile(__global uint* ticket, LOCAL uint* tile_id) {
     return *tile_id;
 }
 
-// Publishes the tile's aggregate, looks back until the run before the tile is known,
-// publishes the tile's inclusive prefix, and returns the run before the tile to every
-// work-item. Work-items 0..31 each read one predecessor per step (wrun, wstatus).
-inline Run look_back(uint tile, Run aggregate, __global volatile ulong* state,
-                     LOCAL Run* wrun, LOCAL uint* wstatus, LOCAL uint* finished,
-                     LOCAL Run* carry) {
-    const uint lid = get_local_id(0);
-    if (lid == 0) {
+// Work-item 0 publishes the tile's aggregate (tile 0: its prefix) and resets the
+// look-back's shared state; look_back's first barrier makes it visible.
+inline void publish_aggregate(uint tile, Run aggregate, __global volatile ulong* state,
+                              LOCAL uint* finished, LOCAL Run* carry) {
+    if (get_local_id(0) == 0) {
         publish(state, tile, aggregate, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE);
         *carry = run_make(IDENTITY, 0);
         *finished = tile == 0;
     }
+}
+
+// Looks back until the run before the tile is known, publishes the tile's inclusive
+// prefix, and returns the run before the tile to every work-item. Work-items 0..31 each
+// read one predecessor per step (wrun, wstatus).
+inline Run look_back(uint tile, Run aggregate, __global volatile ulong* state,
+                     LOCAL Run* wrun, LOCAL uint* wstatus, LOCAL uint* finished,
+                     LOCAL Run* carry) {
+    const uint lid = get_local_id(0);
     barrier(CLK_LOCAL_MEM_FENCE);
     Run suffix = run_make(IDENTITY, 0); // work-item 0: the runs of tiles hi+1 .. tile-1
     long hi = (long)tile - 1;
@@ -380,7 +480,7 @@ inline Run look_back(uint tile, Run aggregate, __global volatile ulong* state,
 
 __kernel void scan_single_pass(__global const T* in, __global const uchar* flags,
                                uint segmented, ulong n, uint exclusive, __global T* out,
-                               __global volatile ulong* state, __global uint* ticket) {
+                               __global volatile ulong* words) {
     __local T lv[TILE_PADDED];
     __local uchar lf[FLAGS_LEN];
     __local Run lr[WG];
@@ -388,14 +488,22 @@ __kernel void scan_single_pass(__global const T* in, __global const uchar* flags
     __local uint wstatus[32];
     __local uint tile_id, finished;
     __local Run carry;
-    const uint tile = take_tile(ticket, &tile_id);
+    // One zeroed buffer (one allocation and fill per call): the ticket in word 0, then
+    // the tiles' states.
+    __global volatile ulong* state = words + STATE_OFFSET;
+    const uint tile = take_tile((__global uint*)words, &tile_id);
     const ulong base = (ulong)tile * TILE;
     load_tile(in, flags, segmented, base, n, lv, lf);
     barrier(CLK_LOCAL_MEM_FENCE);
     Run aggregate;
     const Run before = group_scan(thread_run(lv, lf), lr, &aggregate);
+    publish_aggregate(tile, aggregate, state, &finished, &carry);
+    // The tile is rescanned while its predecessors finish; the carry joins on the way
+    // out (on the H200: 0.625 ms for 2^28 u32, against 0.645 rescanning after the
+    // look-back). look_back's barriers order the rescan before the store.
+    rescan_local(before, lv, lf, exclusive);
     const Run carry_in = look_back(tile, aggregate, state, wrun, wstatus, &finished, &carry);
-    rescan_and_store(run_combine(carry_in, before), lv, lf, exclusive, base, n, out);
+    store_with_carry(carry_in.v, lv, lf, base, n, out);
 }
 #endif
 
@@ -451,29 +559,35 @@ inline bool arg_better(T av, ulong ai, T bv, ulong bi) {
 
 // The best (value, index) of in[from], in[from + step], ... below `to`, with ARG_UNROLL
 // loads in flight per work-item (one at a time leaves the memory system idle between
-// loads). Indices only grow, so folding in order keeps the first of equal values.
+// loads). The index of in[k] is k, or indices[k] where `indices` is given (partial
+// results). Indices only grow along a fold of the input, so folding in order keeps the
+// first of equal values; partial results are compared with their indices.
 #define ARG_UNROLL 8
-inline void arg_fold(__global const T* in, ulong from, ulong to, ulong step, T* best,
-                     ulong* at) {
+inline void arg_fold(__global const T* in, __global const ulong* indices, ulong from, ulong to,
+                     ulong step, T* best, ulong* at) {
     *best = IDENTITY;
     *at = NO_INDEX;
     ulong k = from;
     for (; k + (ARG_UNROLL - 1) * step < to; k += ARG_UNROLL * step) {
         T x[ARG_UNROLL];
-        for (uint u = 0; u < ARG_UNROLL; u++)
-            x[u] = in[k + u * step];
+        ulong i[ARG_UNROLL];
         for (uint u = 0; u < ARG_UNROLL; u++) {
-            if (arg_better(x[u], k + u * step, *best, *at)) {
+            x[u] = in[k + u * step];
+            i[u] = indices ? indices[k + u * step] : k + u * step;
+        }
+        for (uint u = 0; u < ARG_UNROLL; u++) {
+            if (arg_better(x[u], i[u], *best, *at)) {
                 *best = x[u];
-                *at = k + u * step;
+                *at = i[u];
             }
         }
     }
     for (; k < to; k += step) {
         T x = in[k];
-        if (arg_better(x, k, *best, *at)) {
+        ulong i = indices ? indices[k] : k;
+        if (arg_better(x, i, *best, *at)) {
             *best = x;
-            *at = k;
+            *at = i;
         }
     }
 }
@@ -497,41 +611,43 @@ inline void lanes_arg(T* v, ulong* i, LOCAL T* lv, LOCAL ulong* li, uint lanes) 
     *i = li[lid - lane];
 }
 
-// Launch 1: each group strides over its range; one pair per group.
-__kernel void arg_partial(__global const T* in, ulong n, ulong group_len, __global T* part_v,
-                          __global ulong* part_i) {
+// Both launches share one scratch buffer of 64-bit words (one allocation per call):
+//   [0, 2)                 the result: the value's bytes, then its index,
+//   [2, 2 + groups)        each group's index,
+//   [2 + groups, ...)      each group's value (T, packed).
+#define ARG_INDICES(scratch) ((scratch) + 2)
+#define ARG_VALUES(scratch, groups) ((__global T*)((scratch) + 2 + (groups)))
+
+// Launch 1 (`groups` groups): each group strides over its range; one pair per group.
+__kernel void arg_partial(__global const T* in, ulong n, ulong group_len, uint groups,
+                          __global ulong* scratch) {
     __local T lv[WG];
     __local ulong li[WG];
     ulong start = get_group_id(0) * group_len;
     ulong end = min(n, start + group_len);
     T best;
     ulong at;
-    arg_fold(in, start + get_local_id(0), end, WG, &best, &at);
+    arg_fold(in, 0, start + get_local_id(0), end, WG, &best, &at);
     lanes_arg(&best, &at, lv, li, WG);
     if (get_local_id(0) == 0) {
-        part_v[get_group_id(0)] = best;
-        part_i[get_group_id(0)] = at;
+        ARG_VALUES(scratch, groups)[get_group_id(0)] = best;
+        ARG_INDICES(scratch)[get_group_id(0)] = at;
     }
 }
 
-// Launch 2 (one group): the best of the partial pairs, written to `result` as the value
-// (bytes 0..) and the index (bytes 8..16), so the host reads both in one transfer.
-__kernel void arg_final(__global const T* part_v, __global const ulong* part_i, uint groups,
-                        __global ulong* result) {
+// Launch 2 (one group): the best of the partial pairs, written to the result words, so
+// the host reads value and index in one transfer.
+__kernel void arg_final(uint groups, __global ulong* scratch) {
     __local T lv[WG];
     __local ulong li[WG];
-    T best = IDENTITY;
-    ulong at = NO_INDEX;
-    for (uint g = get_local_id(0); g < groups; g += WG) {
-        if (arg_better(part_v[g], part_i[g], best, at)) {
-            best = part_v[g];
-            at = part_i[g];
-        }
-    }
+    T best;
+    ulong at;
+    arg_fold(ARG_VALUES(scratch, groups), ARG_INDICES(scratch), get_local_id(0), groups, WG,
+             &best, &at);
     lanes_arg(&best, &at, lv, li, WG);
     if (get_local_id(0) == 0) {
-        *(__global T*)result = best;
-        result[1] = at;
+        *(__global T*)scratch = best;
+        scratch[1] = at;
     }
 }
 
@@ -543,7 +659,7 @@ __kernel void segmented_arg_items(__global const T* in, __global const ulong* of
         return;
     T best;
     ulong at;
-    arg_fold(in, offsets[s], offsets[s + 1], 1, &best, &at);
+    arg_fold(in, 0, offsets[s], offsets[s + 1], 1, &best, &at);
     values[s] = best;
     indices[s] = at;
 }
@@ -557,7 +673,7 @@ __kernel void segmented_arg_groups(__global const T* in, __global const ulong* o
     ulong s = get_group_id(0);
     T best;
     ulong at;
-    arg_fold(in, offsets[s] + get_local_id(0), offsets[s + 1], WG, &best, &at);
+    arg_fold(in, 0, offsets[s] + get_local_id(0), offsets[s + 1], WG, &best, &at);
     lanes_arg(&best, &at, lv, li, WG);
     if (get_local_id(0) == 0) {
         values[s] = best;
@@ -607,7 +723,7 @@ __kernel void segmented_arg_lanes(__global const T* in, __global const ulong* of
     T best = IDENTITY;
     ulong at = NO_INDEX;
     if (s < segments)
-        arg_fold(in, offsets[s] + lane, offsets[s + 1], lanes, &best, &at);
+        arg_fold(in, 0, offsets[s] + lane, offsets[s + 1], lanes, &best, &at);
 #if NV_SHUFFLE
     warp_lanes_arg(&best, &at, lanes);
 #else

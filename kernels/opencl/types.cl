@@ -98,16 +98,9 @@ inline T combine(T earlier, T later) { return BEATS_MAX(later, earlier) ? later 
 #endif
 
 #define TILE (WG * ITEMS)
-// Local-memory index with one pad word per 32, so that work-items reading
-// ITEMS consecutive elements do not all hit the same bank.
+// Elements in a 16-byte chunk (the unit of tile loads and stores, primitives.cl).
+#define VEC (T_WIDE ? 2 : 4)
+// Local-memory index with one pad word per 32, so that work-items reading ITEMS
+// consecutive elements do not all hit the same bank.
 #define PAD(j) ((j) + ((j) >> 5))
-// PAD(k * WG + lid), the k-th element of work-item lid in a striped tile, given at =
-// PAD(lid): with WG a multiple of 32 every stride of WG adds WG + WG / 32. (Written as a
-// constant stride it also keeps NVRTC's output reproducible, which recomputing PAD for
-// each k did not for some 8-byte modules.)
-#if WG % 32 == 0
-#define PAD_STRIDED(at, lid, k) ((at) + (k) * (WG + WG / 32))
-#else
-#define PAD_STRIDED(at, lid, k) PAD((k) * WG + (lid))
-#endif
 #define TILE_PADDED (TILE + TILE / 32)

@@ -39,32 +39,59 @@ struct BundledModule {
     options: &'static str,
 }
 
-/// The bundle's modules by name (split once).
-fn bundled_modules() -> &'static HashMap<&'static str, BundledModule> {
-    static MODULES: std::sync::OnceLock<HashMap<&'static str, BundledModule>> =
-        std::sync::OnceLock::new();
-    MODULES.get_or_init(|| {
-        let mut modules = HashMap::new();
-        let mut rest = BUNDLE;
-        while let Some(start) = rest.find("//@module ") {
-            let after = &rest[start + "//@module ".len()..];
-            let line_end = after.find('\n').unwrap_or(after.len());
-            let (name, options) = after[..line_end]
-                .split_once(' ')
-                .unwrap_or((&after[..line_end], ""));
-            let body = &after[line_end..];
-            let end = body.find("//@module ").unwrap_or(body.len());
-            modules.insert(
-                name,
-                BundledModule {
-                    ptx: &body[..end],
-                    options,
-                },
-            );
-            rest = &body[end..];
-        }
-        modules
-    })
+/// `GPUMST_CUDA_KERNELS=FILE`: a bundle (as tools/build_cuda_kernels.py writes) whose
+/// modules replace the shipped ones of the same names, for trying kernel variants on a
+/// device without rebuilding the library.
+pub(crate) const KERNELS_ENV: &str = "GPUMST_CUDA_KERNELS";
+
+/// Splits a bundle's text into its modules, by name.
+fn split_bundle(text: &'static str, modules: &mut HashMap<&'static str, BundledModule>) {
+    let mut rest = text;
+    while let Some(start) = rest.find("//@module ") {
+        let after = &rest[start + "//@module ".len()..];
+        let line_end = after.find('\n').unwrap_or(after.len());
+        let (name, options) = after[..line_end]
+            .split_once(' ')
+            .unwrap_or((&after[..line_end], ""));
+        let body = &after[line_end..];
+        let end = body.find("//@module ").unwrap_or(body.len());
+        modules.insert(
+            name,
+            BundledModule {
+                ptx: &body[..end],
+                options,
+            },
+        );
+        rest = &body[end..];
+    }
+}
+
+/// The bundle's modules by name (split once), with those of `GPUMST_CUDA_KERNELS` in
+/// place of the shipped ones.
+fn bundled_modules() -> Result<&'static HashMap<&'static str, BundledModule>> {
+    type Modules = std::result::Result<HashMap<&'static str, BundledModule>, String>;
+    static MODULES: std::sync::OnceLock<Modules> = std::sync::OnceLock::new();
+    MODULES
+        .get_or_init(|| {
+            let mut modules = HashMap::new();
+            split_bundle(BUNDLE, &mut modules);
+            if let Some(path) = std::env::var_os(KERNELS_ENV) {
+                let text = std::fs::read_to_string(&path).map_err(|e| {
+                    format!("{KERNELS_ENV}={}: cannot read it: {e}", path.to_string_lossy())
+                })?;
+                if !text.contains("//@module ") {
+                    return Err(format!(
+                        "{KERNELS_ENV}={}: no modules in it (not a bundle from tools/build_cuda_kernels.py)",
+                        path.to_string_lossy()
+                    ));
+                }
+                // Read once per process and kept for its lifetime, like the shipped bundle.
+                split_bundle(Box::leak(text.into_boxed_str()), &mut modules);
+            }
+            Ok(modules)
+        })
+        .as_ref()
+        .map_err(|why| Error::invalid_argument(why.clone()))
 }
 
 /// The value of `-DNAME=` in a module's options.
@@ -381,7 +408,7 @@ pub(crate) fn open(index: u32) -> Result<CudaTier> {
         driver % 1000 / 10
     );
     let limit = gpu::memory_limit(MEMORY_LIMIT_ENV)?;
-    let modules = bundled_modules();
+    let modules = bundled_modules()?;
     let options = |name: &str| {
         modules
             .get(name)
@@ -622,7 +649,7 @@ impl gpu::Device for CudaDevice {
             }
             ProgramKind::Msf(config) => config.cuda_module()?,
         };
-        let module = bundled_modules().get(name.as_str()).ok_or_else(|| {
+        let module = bundled_modules()?.get(name.as_str()).ok_or_else(|| {
             Error::internal(format!("the CUDA kernel bundle lacks module {name}"))
         })?;
         let image = CString::new(module.ptx)
@@ -769,7 +796,7 @@ mod tests {
     /// size, and is PTX for the documented target (checked without a GPU).
     #[test]
     fn the_bundle_holds_every_module_the_tier_loads() {
-        let modules = bundled_modules();
+        let modules = bundled_modules().expect("the shipped bundle");
         let mut names: Vec<String> = Vec::new();
         for dtype in DType::ALL {
             for op in ScanOp::ALL {

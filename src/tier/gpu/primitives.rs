@@ -108,16 +108,15 @@ impl<D: Device> Gpu<D> {
                 "{n} elements are more tiles than the OpenCL scan numbers"
             )));
         }
-        // One 64-bit state word per tile, two for 8-byte elements (see primitives.cl).
-        let words = tiles * std::mem::size_of::<T>().div_ceil(4);
+        // The ticket in a 128-byte line of its own, then one 64-bit state word per tile
+        // (two for 8-byte elements), zeroed: one allocation and one fill (primitives.cl).
+        let words = 16 + tiles * std::mem::size_of::<T>().div_ceil(4);
         let mut state = self.alloc::<u64>(words)?;
         self.fill(&mut state, 0, words)?;
-        let mut ticket = self.alloc::<u32>(1)?;
-        self.fill(&mut ticket, 0, 1)?;
         // Without segments the flag argument is never read; any buffer will do.
         let (flag_arg, segmented) = match flags {
             Some(f) => (f.arg(), 1),
-            None => (ticket.arg(), 0),
+            None => (state.arg(), 0),
         };
         let group = self.settings.group_size;
         self.launch(
@@ -133,7 +132,6 @@ impl<D: Device> Gpu<D> {
                 Arg::U32((kind == ScanKind::Exclusive) as u32),
                 data.arg(),
                 state.arg(),
-                ticket.arg(),
             ],
         )?;
         self.finish()
@@ -218,8 +216,10 @@ impl<D: Device> Gpu<D> {
         let waves = super::knobs().arg_waves;
         let (groups, group_len) =
             self.partition(n, self.tile_len::<T>(), self.resident_groups() * waves);
-        let part_v = self.alloc::<T>(groups)?;
-        let part_i = self.alloc::<u64>(groups)?;
+        // One scratch buffer: the result's two words, the groups' indices and their
+        // values (layout in primitives.cl).
+        let value_words = (groups * std::mem::size_of::<T>()).div_ceil(8);
+        let scratch = self.alloc::<u64>(2 + groups + value_words)?;
         self.launch(
             &program,
             "arg_partial",
@@ -229,26 +229,19 @@ impl<D: Device> Gpu<D> {
                 data.arg(),
                 Arg::U64(n as u64),
                 Arg::U64(group_len as u64),
-                part_v.arg(),
-                part_i.arg(),
+                Arg::U32(groups as u32),
+                scratch.arg(),
             ],
         )?;
-        // The value's bytes, then the index (one read instead of two round trips).
-        let result = self.alloc::<u64>(2)?;
         self.launch(
             &program,
             "arg_final",
             group,
             group,
-            &[
-                part_v.arg(),
-                part_i.arg(),
-                Arg::U32(groups as u32),
-                result.arg(),
-            ],
+            &[Arg::U32(groups as u32), scratch.arg()],
         )?;
         let mut words = [0u64; 2];
-        self.read(&result, &mut words)?;
+        self.read(&scratch, &mut words)?;
         let mut value = T::default();
         let size = std::mem::size_of::<T>();
         super::bytes_of_mut(std::slice::from_mut(&mut value))

@@ -52,7 +52,8 @@ const PREFERRED_GROUP: usize = 256;
 /// them (about 1.3 KiB of it per byte here, with 256 work-items).
 fn tile_bytes(local_memory: u64) -> usize {
     let default = if local_memory >= 48 * 1024 { 128 } else { 32 };
-    tuning("GPUMST_OPENCL_TILE_BYTES", default).clamp(8, 256)
+    // Whole 16-byte chunks: tiles move in them (primitives.cl).
+    tuning("GPUMST_OPENCL_TILE_BYTES", default).clamp(16, 256) / 16 * 16
 }
 
 /// `GPUMST_OPENCL_SCAN=single-pass|reduce-then-scan` overrides the scan chosen for a
