@@ -192,14 +192,19 @@ cub_there() {
         timeout -k 5 300 "$CARRY/bin/cub_bench" "${1:-20}" 28 21 2>&1 | tee -a "$OUT/bench.log"
 }
 
+# One line of primitive timings at 2^28 u32 (the bench's own arguments may add a tier);
+# the environment passed in picks the variant under test.
+primitives_2_28() {
+    timeout -k 5 60 "$CARRY/bin/device-bench" --skip-msf --min-log2 28 --repeat 15 "$@" 2>&1 | tail -1
+}
+
 # Scan tuning sweep: tile bytes per work-item x work-group size (single pass, 2^28 u32),
 # each combination small enough for 48 KiB of local memory.
 tune_there() {
     for combo in 128:256 64:256 64:128 128:128 256:128 64:512 32:512 32:1024; do
         bytes=${combo%:*} group=${combo#*:}
         echo "== GPUMST_OPENCL_TILE_BYTES=$bytes GPUMST_OPENCL_GROUP_SIZE=$group"
-        GPUMST_OPENCL_TILE_BYTES=$bytes GPUMST_OPENCL_GROUP_SIZE=$group \
-            timeout -k 5 60 "$CARRY/bin/device-bench" --skip-msf --min-log2 28 --repeat 15 2>&1 | tail -1
+        GPUMST_OPENCL_TILE_BYTES=$bytes GPUMST_OPENCL_GROUP_SIZE=$group primitives_2_28
     done 2>&1 | tee -a "$OUT/tune.log"
     tune_arg_there opencl cuda
     tune_lanes_there opencl cuda
@@ -210,8 +215,7 @@ tune_arg_there() {
     for tier in "$@"; do
         for waves in 1 2 8; do
             echo "== GPUMST_GPU_ARG_WAVES=$waves ($tier)"
-            GPUMST_GPU_ARG_WAVES=$waves timeout -k 5 60 \
-                "$CARRY/bin/device-bench" --tier "$tier" --skip-msf --min-log2 28 --repeat 15 2>&1 | tail -1
+            GPUMST_GPU_ARG_WAVES=$waves primitives_2_28 --tier "$tier"
         done
     done 2>&1 | tee -a "$OUT/tune.log"
 }
@@ -223,8 +227,8 @@ tune_lanes_there() {
         for from in 64 16 8; do
             for items in 4 8 16 32; do
                 echo "== GPUMST_GPU_LANES_FROM=$from GPUMST_GPU_ITEMS_PER_LANE=$items ($tier)"
-                GPUMST_GPU_LANES_FROM=$from GPUMST_GPU_ITEMS_PER_LANE=$items timeout -k 5 60 \
-                    "$CARRY/bin/device-bench" --tier "$tier" --skip-msf --min-log2 28 --repeat 15 2>&1 | tail -1
+                GPUMST_GPU_LANES_FROM=$from GPUMST_GPU_ITEMS_PER_LANE=$items \
+                    primitives_2_28 --tier "$tier"
             done
         done
     done 2>&1 | tee -a "$OUT/tune.log"
@@ -234,7 +238,7 @@ tune_lanes_there() {
 # on CUDA, then the primitive timings at 2^28, beside the shipped kernels' timings.
 variants_there() {
     echo "== shipped kernels"
-    timeout -k 5 60 "$CARRY/bin/device-bench" --tier cuda --skip-msf --min-log2 28 --repeat 15 2>&1 | tail -1
+    primitives_2_28 --tier cuda
     for packed in "$CARRY"/variants/*.ptx.xz; do
         [ -e "$packed" ] || continue
         xz -dkf "$packed"
@@ -242,8 +246,7 @@ variants_there() {
         echo "== $(basename "$bundle" .ptx)"
         GPUMST_CUDA_KERNELS="$bundle" GPUMST_TEST_TIERS=cuda timeout -k 5 120 "$CARRY/bin/primitives" \
             chunk_boundary scans_ arg_reductions buffers_scan 2>&1 | grep -E "^test result|FAILED|panicked" | tail -5 || true
-        GPUMST_CUDA_KERNELS="$bundle" timeout -k 5 60 \
-            "$CARRY/bin/device-bench" --tier cuda --skip-msf --min-log2 28 --repeat 15 2>&1 | tail -1 || true
+        GPUMST_CUDA_KERNELS="$bundle" primitives_2_28 --tier cuda || true
     done 2>&1 | tee -a "$OUT/variants.log"
 }
 

@@ -419,7 +419,8 @@ inline ulong read_state(__global volatile ulong* state, ulong j, Run* r) {
     return STATUS(lo);
 }
 
-// The tiles' states start this many words after the ticket (a 128-byte line of its own).
+// The tiles' states start this many words after the ticket (a 128-byte line of its own;
+// the host sizes the buffer by the same number, SCAN_STATE_OFFSET in primitives.rs).
 #define STATE_OFFSET 16
 
 // Takes this work-group's tile by ticket (every work-item gets it).

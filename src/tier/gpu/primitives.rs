@@ -25,6 +25,9 @@ pub(super) const ITEMS_PER_LANE: usize = 32;
 /// 8, and took 0.35 ms for 2^28 u32 in one wave of 8 per SM against 0.28 ms in two; the
 /// 28-register kernel takes 0.276 / 0.277 ms with one / two.)
 pub(super) const ARG_WAVES: usize = 2;
+/// Where the single-pass scan's tile states start in its buffer, in 64-bit words after
+/// the ticket (STATE_OFFSET in primitives.cl: the ticket has a 128-byte line of its own).
+const SCAN_STATE_OFFSET: usize = 16;
 
 impl<D: Device> Gpu<D> {
     fn tile_len<T: Element>(&self) -> usize {
@@ -109,8 +112,8 @@ impl<D: Device> Gpu<D> {
             )));
         }
         // The ticket in a 128-byte line of its own, then one 64-bit state word per tile
-        // (two for 8-byte elements), zeroed: one allocation and one fill (primitives.cl).
-        let words = 16 + tiles * std::mem::size_of::<T>().div_ceil(4);
+        // (two for 8-byte elements), zeroed: one allocation and one fill.
+        let words = SCAN_STATE_OFFSET + tiles * std::mem::size_of::<T>().div_ceil(4);
         let mut state = self.alloc::<u64>(words)?;
         self.fill(&mut state, 0, words)?;
         // Without segments the flag argument is never read; any buffer will do.
