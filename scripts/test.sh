@@ -20,8 +20,9 @@ cargo test --release
 echo "== OpenCL conformance with 32-bit atomics only (as on devices without 64-bit ones),"
 echo "   and the auto MSF's host four rounds ahead of its worklist lengths (the default is one)"
 GPUMST_OPENCL_ATOMICS=32 GPUMST_GPU_LOOKAHEAD=4 cargo test --release --test conformance
-echo "== OpenCL primitives with the single-pass scan (PoCL's default is reduce-then-scan)"
-GPUMST_OPENCL_SCAN=single-pass cargo test --release --test primitives
+echo "== OpenCL primitives with the single-pass scan (PoCL's default is reduce-then-scan),"
+echo "   its kept tile states zeroed every 4th scan (the default is every 2^29th)"
+GPUMST_OPENCL_SCAN=single-pass GPUMST_GPU_SCAN_EPOCHS=5 cargo test --release --test primitives
 echo "== OpenCL out-of-memory paths (device memory capped at 1 MB)"
 GPUMST_OPENCL_MEMORY_LIMIT=1000000 cargo test --release --test conformance out_of_device_memory
 echo "== tiers on this machine (the conformance suite ran on each one found; the others were skipped)"

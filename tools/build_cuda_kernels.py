@@ -38,9 +38,17 @@ DTYPE_SIZES = [4, 4, 8, 8, 4, 8]  # i32 u32 i64 u64 f32 f64, DType's discriminan
 SCAN_OPS = 3  # sum min max, ScanOp's discriminants
 
 
+# Defines of the primitives the host also reads (gpu::Device::built_with): argmin's
+# last block folds the partial results (one launch instead of two).
+PRIMITIVE_DEFAULTS = {"ARG_LAST_GROUP": "1"}
+
+
 def modules(group=GROUP, tile_bytes=TILE_BYTES, extra=()):
     """(name, source, options) for every module the CUDA tier may load; `group`,
-    `tile_bytes` and `extra` options make variants for GPUMST_CUDA_KERNELS."""
+    `tile_bytes` and `extra` options make variants for GPUMST_CUDA_KERNELS (an extra
+    -DNAME=VALUE replaces a default of PRIMITIVE_DEFAULTS)."""
+    overridden = {e[2:].split("=")[0] for e in extra if e.startswith("-D")}
+    defaults = [f"-D{k}={v}" for k, v in PRIMITIVE_DEFAULTS.items() if k not in overridden]
     for dtype, size in enumerate(DTYPE_SIZES):
         for op in range(SCAN_OPS):
             for segmented in (0, 1):
@@ -52,6 +60,7 @@ def modules(group=GROUP, tile_bytes=TILE_BYTES, extra=()):
                     "-DNV_SHUFFLE=1",
                     f"-DWG={group}",
                     f"-DITEMS={tile_bytes // size}",
+                    *defaults,
                     *extra,
                 ]
                 yield f"primitives_d{dtype}_o{op}_s{segmented}", "primitives.cu", options

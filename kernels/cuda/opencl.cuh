@@ -37,11 +37,15 @@ __device__ inline size_t get_group_id(uint) { return blockIdx.x; }
 // __syncthreads orders shared and global memory for the block, as barrier() with both
 // fences does.
 __device__ inline void barrier(int) { __syncthreads(); }
+// OpenCL 1.2's mem_fence orders one work-item's accesses only; here it is CUDA's
+// device-wide fence, which kernels that hand results between blocks rely on (and say so).
+__device__ inline void mem_fence(int) { __threadfence(); }
 
 // Atomics. OpenCL's take volatile pointers too; CUDA's do not, hence the casts.
 __device__ inline uint atomic_inc(volatile uint* p) { return atomicAdd((uint*)p, 1u); }
 __device__ inline uint atomic_add(volatile uint* p, uint v) { return atomicAdd((uint*)p, v); }
 __device__ inline uint atomic_min(volatile uint* p, uint v) { return atomicMin((uint*)p, v); }
+__device__ inline uint atomic_xchg(volatile uint* p, uint v) { return atomicExch((uint*)p, v); }
 __device__ inline uint atomic_cmpxchg(volatile uint* p, uint expected, uint v) {
     return atomicCAS((uint*)p, expected, v);
 }

@@ -366,53 +366,63 @@ __kernel void scan_downsweep(__global const T* in, __global const uchar* flags, 
 }
 
 // ---- single-pass scan (chained, decoupled look-back; Merrill & Garland) -------------
-// One launch, one tile per work-group (persistent work-groups that loop over tiles, and
-// tiles kept in registers instead of local memory, both measured slower on an H200);
-// each work-group takes the next tile by ticket, publishes its aggregate,
-// looks back over its predecessors 32 at a time until one has published its inclusive
-// prefix, then publishes its own and writes its tile. A tile waits only on tiles whose
-// tickets came earlier, so on devices whose running work-groups keep running (NVIDIA
-// and AMD GPUs) it cannot deadlock; the host uses reduce-then-scan everywhere else.
+// One launch, one tile per work-group (persistent work-groups that loop over tiles, with
+// or without the next tile's loads in flight in registers, and tiles kept in registers
+// instead of local memory, all measured slower on an H200); each work-group takes the
+// next tile by ticket, publishes its aggregate, looks back over its predecessors 32 at
+// a time until one has published its inclusive prefix, then publishes its own and
+// writes its tile. A tile waits only on tiles whose tickets came earlier, so on devices
+// whose running work-groups keep running (NVIDIA and AMD GPUs) it cannot deadlock; the
+// host uses reduce-then-scan everywhere else.
+//
+// The ticket and the tiles' states live in a buffer the host keeps across calls and
+// zeroes only when it is new: the call's last draw returns the ticket to zero, and
+// each state word carries the call's epoch (never 0; a new one per call), so words
+// from earlier calls read as unpublished.
+//
 // A tile's state is published by 64-bit atomic exchanges, each word holding the status,
-// the run's flag and 32 bits of its value: one word for 4-byte types; two for 8-byte
-// ones, which a reader accepts only when both show the same status (a tile publishes its
-// aggregate once, then its prefix once, so equal statuses mean one publication). No
-// memory fence is needed, and none is portable across work-groups in OpenCL 1.2.
+// the run's flag, the epoch and 32 bits of its value: one word for 4-byte types; two for
+// 8-byte ones, which a reader accepts only when both show the same status and epoch (a
+// tile publishes its aggregate once, then its prefix once, so equal statuses mean one
+// publication). No memory fence is needed, and none is portable across work-groups in
+// OpenCL 1.2.
 #if SINGLE_PASS
 #ifdef __OPENCL_VERSION__
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #endif
-#define STATE_EMPTY 0ul
 #define STATE_AGGREGATE 1ul
 #define STATE_PREFIX 2ul
 #define STATUS(word) ((word) >> 62)
+// Bits 60..32 of a state word: the epoch (the host's SCAN_EPOCHS bounds it).
+#define EPOCH_OF(word) (((word) >> 32) & 0x1FFFFFFFul)
 
-inline ulong state_head(Run r, ulong status) {
-    return (status << 62) | ((ulong)(r.f != 0) << 61);
+inline ulong state_head(Run r, ulong status, uint epoch) {
+    return (status << 62) | ((ulong)(r.f != 0) << 61) | ((ulong)epoch << 32);
 }
 
-inline void publish(__global volatile ulong* state, uint tile, Run r, ulong status) {
+inline void publish(__global volatile ulong* state, uint tile, Run r, ulong status, uint epoch) {
+    const ulong head = state_head(r, status, epoch);
 #if T_WIDE
     ulong bits = as_ulong(r.v);
-    atom_xchg(&state[2 * (ulong)tile], state_head(r, status) | (bits & 0xFFFFFFFFul));
-    atom_xchg(&state[2 * (ulong)tile + 1], state_head(r, status) | (bits >> 32));
+    atom_xchg(&state[2 * (ulong)tile], head | (bits & 0xFFFFFFFFul));
+    atom_xchg(&state[2 * (ulong)tile + 1], head | (bits >> 32));
 #else
-    atom_xchg(&state[tile], state_head(r, status) | (ulong)as_uint(r.v));
+    atom_xchg(&state[tile], head | (ulong)as_uint(r.v));
 #endif
 }
 
-// Waits until tile j has published, and returns its status and run.
-inline ulong read_state(__global volatile ulong* state, ulong j, Run* r) {
+// Waits until tile j has published in this call, and returns its status and run.
+inline ulong read_state(__global volatile ulong* state, ulong j, uint epoch, Run* r) {
 #if T_WIDE
     ulong lo, hi;
     do {
         lo = state[2 * j];
         hi = state[2 * j + 1];
-    } while (STATUS(lo) == STATE_EMPTY || STATUS(lo) != STATUS(hi));
+    } while (EPOCH_OF(lo) != epoch || (lo >> 32) != (hi >> 32));
     *r = run_make(AS_T((hi << 32) | (lo & 0xFFFFFFFFul)), (uint)(lo >> 61) & 1u);
 #else
     ulong lo;
-    while (STATUS(lo = state[j]) == STATE_EMPTY)
+    while (EPOCH_OF(lo = state[j]) != epoch)
         ;
     *r = run_make(AS_T((uint)lo), (uint)(lo >> 61) & 1u);
 #endif
@@ -423,10 +433,15 @@ inline ulong read_state(__global volatile ulong* state, ulong j, Run* r) {
 // the host sizes the buffer by the same number, SCAN_STATE_OFFSET in primitives.rs).
 #define STATE_OFFSET 16
 
-// Takes this work-group's tile by ticket (every work-item gets it).
-inline uint take_tile(__global uint* ticket, LOCAL uint* tile_id) {
-    if (get_local_id(0) == 0)
-        *tile_id = atomic_inc(ticket);
+// Takes the next tile by ticket (every work-item gets it). The call's last draw (of
+// `draws`) puts the ticket back to zero for the next call.
+inline uint take_tile(__global volatile uint* ticket, uint draws, LOCAL uint* tile_id) {
+    if (get_local_id(0) == 0) {
+        uint t = atomic_inc(ticket);
+        if (t == draws - 1)
+            atomic_xchg(ticket, 0u);
+        *tile_id = t;
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
     return *tile_id;
 }
@@ -434,9 +449,9 @@ inline uint take_tile(__global uint* ticket, LOCAL uint* tile_id) {
 // Work-item 0 publishes the tile's aggregate (tile 0: its prefix) and resets the
 // look-back's shared state; look_back's first barrier makes it visible.
 inline void publish_aggregate(uint tile, Run aggregate, __global volatile ulong* state,
-                              LOCAL uint* finished, LOCAL Run* carry) {
+                              uint epoch, LOCAL uint* finished, LOCAL Run* carry) {
     if (get_local_id(0) == 0) {
-        publish(state, tile, aggregate, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE);
+        publish(state, tile, aggregate, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE, epoch);
         *carry = run_make(IDENTITY, 0);
         *finished = tile == 0;
     }
@@ -445,7 +460,7 @@ inline void publish_aggregate(uint tile, Run aggregate, __global volatile ulong*
 // Looks back until the run before the tile is known, publishes the tile's inclusive
 // prefix, and returns the run before the tile to every work-item. Work-items 0..31 each
 // read one predecessor per step (wrun, wstatus).
-inline Run look_back(uint tile, Run aggregate, __global volatile ulong* state,
+inline Run look_back(uint tile, Run aggregate, __global volatile ulong* state, uint epoch,
                      LOCAL Run* wrun, LOCAL uint* wstatus, LOCAL uint* finished,
                      LOCAL Run* carry) {
     const uint lid = get_local_id(0);
@@ -456,7 +471,7 @@ inline Run look_back(uint tile, Run aggregate, __global volatile ulong* state,
         if (lid < 32) {
             long j = hi - (long)lid;
             Run r = run_make(IDENTITY, 0);
-            wstatus[lid] = j >= 0 ? (uint)read_state(state, (ulong)j, &r) : 0;
+            wstatus[lid] = j >= 0 ? (uint)read_state(state, (ulong)j, epoch, &r) : 0;
             wrun[lid] = r;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -470,7 +485,7 @@ inline Run look_back(uint tile, Run aggregate, __global volatile ulong* state,
             }
             if (*finished) {
                 *carry = suffix;
-                publish(state, tile, run_combine(suffix, aggregate), STATE_PREFIX);
+                publish(state, tile, run_combine(suffix, aggregate), STATE_PREFIX, epoch);
             }
         }
         hi -= 32;
@@ -481,7 +496,7 @@ inline Run look_back(uint tile, Run aggregate, __global volatile ulong* state,
 
 __kernel void scan_single_pass(__global const T* in, __global const uchar* flags,
                                uint segmented, ulong n, uint exclusive, __global T* out,
-                               __global volatile ulong* words) {
+                               __global volatile ulong* words, uint epoch) {
     __local T lv[TILE_PADDED];
     __local uchar lf[FLAGS_LEN];
     __local Run lr[WG];
@@ -489,21 +504,21 @@ __kernel void scan_single_pass(__global const T* in, __global const uchar* flags
     __local uint wstatus[32];
     __local uint tile_id, finished;
     __local Run carry;
-    // One zeroed buffer (one allocation and fill per call): the ticket in word 0, then
-    // the tiles' states.
     __global volatile ulong* state = words + STATE_OFFSET;
-    const uint tile = take_tile((__global uint*)words, &tile_id);
+    const uint tiles = (uint)((n + TILE - 1) / TILE);
+    const uint tile = take_tile((__global volatile uint*)words, tiles, &tile_id);
     const ulong base = (ulong)tile * TILE;
     load_tile(in, flags, segmented, base, n, lv, lf);
     barrier(CLK_LOCAL_MEM_FENCE);
     Run aggregate;
     const Run before = group_scan(thread_run(lv, lf), lr, &aggregate);
-    publish_aggregate(tile, aggregate, state, &finished, &carry);
+    publish_aggregate(tile, aggregate, state, epoch, &finished, &carry);
     // The tile is rescanned while its predecessors finish; the carry joins on the way
     // out (on the H200: 0.625 ms for 2^28 u32, against 0.645 rescanning after the
     // look-back). look_back's barriers order the rescan before the store.
     rescan_local(before, lv, lf, exclusive);
-    const Run carry_in = look_back(tile, aggregate, state, wrun, wstatus, &finished, &carry);
+    const Run carry_in =
+        look_back(tile, aggregate, state, epoch, wrun, wstatus, &finished, &carry);
     store_with_carry(carry_in.v, lv, lf, base, n, out);
 }
 #endif
@@ -560,35 +575,30 @@ inline bool arg_better(T av, ulong ai, T bv, ulong bi) {
 
 // The best (value, index) of in[from], in[from + step], ... below `to`, with ARG_UNROLL
 // loads in flight per work-item (one at a time leaves the memory system idle between
-// loads). The index of in[k] is k, or indices[k] where `indices` is given (partial
-// results). Indices only grow along a fold of the input, so folding in order keeps the
-// first of equal values; partial results are compared with their indices.
+// loads). Indices only grow along the fold, so folding in order keeps the first of
+// equal values.
 #define ARG_UNROLL 8
-inline void arg_fold(__global const T* in, __global const ulong* indices, ulong from, ulong to,
-                     ulong step, T* best, ulong* at) {
+inline void arg_fold(__global const T* in, ulong from, ulong to, ulong step, T* best,
+                     ulong* at) {
     *best = IDENTITY;
     *at = NO_INDEX;
     ulong k = from;
     for (; k + (ARG_UNROLL - 1) * step < to; k += ARG_UNROLL * step) {
         T x[ARG_UNROLL];
-        ulong i[ARG_UNROLL];
-        for (uint u = 0; u < ARG_UNROLL; u++) {
+        for (uint u = 0; u < ARG_UNROLL; u++)
             x[u] = in[k + u * step];
-            i[u] = indices ? indices[k + u * step] : k + u * step;
-        }
         for (uint u = 0; u < ARG_UNROLL; u++) {
-            if (arg_better(x[u], i[u], *best, *at)) {
+            if (arg_better(x[u], k + u * step, *best, *at)) {
                 *best = x[u];
-                *at = i[u];
+                *at = k + u * step;
             }
         }
     }
     for (; k < to; k += step) {
         T x = in[k];
-        ulong i = indices ? indices[k] : k;
-        if (arg_better(x, i, *best, *at)) {
+        if (arg_better(x, k, *best, *at)) {
             *best = x;
-            *at = i;
+            *at = k;
         }
     }
 }
@@ -619,37 +629,75 @@ inline void lanes_arg(T* v, ulong* i, LOCAL T* lv, LOCAL ulong* li, uint lanes) 
 #define ARG_INDICES(scratch) ((scratch) + 2)
 #define ARG_VALUES(scratch, groups) ((__global T*)((scratch) + 2 + (groups)))
 
+// -DARG_LAST_GROUP=1 (the CUDA build): arg_partial's last group to finish folds the
+// partial pairs itself, and arg_final is not launched: one launch instead of two (on
+// the H200, 2^28 u32: 0.270-0.274 ms against 0.271-0.280 in the same runs). It relies on
+// mem_fence ordering global memory between work-groups, which CUDA's does (opencl.cuh)
+// and OpenCL 1.2's need not.
+#ifndef ARG_LAST_GROUP
+#define ARG_LAST_GROUP 0
+#endif
+
+// The best of the groups' partial pairs, into the result words, so the host reads value
+// and index in one transfer. Every work-item of one group calls it. Group g's range
+// comes before group g + 1's and none is empty, so the first best partial value holds
+// the first best index: the fold is over values by group number, then the index is
+// looked up (the same code as the fold over the input, in as many registers).
+inline void arg_fold_partials(uint groups, __global ulong* scratch, LOCAL T* lv,
+                              LOCAL ulong* li) {
+    T best;
+    ulong group;
+    arg_fold(ARG_VALUES(scratch, groups), get_local_id(0), groups, WG, &best, &group);
+    lanes_arg(&best, &group, lv, li, WG);
+    if (get_local_id(0) == 0) {
+        *(__global T*)scratch = best;
+        scratch[1] = ARG_INDICES(scratch)[group];
+    }
+}
+
 // Launch 1 (`groups` groups): each group strides over its range; one pair per group.
+// `done` counts the groups that have written theirs (ARG_LAST_GROUP only; it is zero
+// at the start of every call and the last group puts it back).
 __kernel void arg_partial(__global const T* in, ulong n, ulong group_len, uint groups,
-                          __global ulong* scratch) {
+                          __global ulong* scratch, __global volatile uint* done) {
     __local T lv[WG];
     __local ulong li[WG];
+#if ARG_LAST_GROUP
+    __local uint last;
+#endif
     ulong start = get_group_id(0) * group_len;
     ulong end = min(n, start + group_len);
     T best;
     ulong at;
-    arg_fold(in, 0, start + get_local_id(0), end, WG, &best, &at);
+    arg_fold(in, start + get_local_id(0), end, WG, &best, &at);
     lanes_arg(&best, &at, lv, li, WG);
     if (get_local_id(0) == 0) {
         ARG_VALUES(scratch, groups)[get_group_id(0)] = best;
         ARG_INDICES(scratch)[get_group_id(0)] = at;
+#if ARG_LAST_GROUP
+        // Release this group's pair before counting it; the last group's fence after
+        // the count acquires every other group's (the CUDA memory model's fence-fence
+        // synchronization through the counter).
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        last = atomic_inc(done) == groups - 1;
+        if (last) {
+            atomic_xchg(done, 0u);
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+        }
+#endif
     }
+#if ARG_LAST_GROUP
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (last)
+        arg_fold_partials(groups, scratch, lv, li);
+#endif
 }
 
-// Launch 2 (one group): the best of the partial pairs, written to the result words, so
-// the host reads value and index in one transfer.
+// Launch 2 (one group), without ARG_LAST_GROUP.
 __kernel void arg_final(uint groups, __global ulong* scratch) {
     __local T lv[WG];
     __local ulong li[WG];
-    T best;
-    ulong at;
-    arg_fold(ARG_VALUES(scratch, groups), ARG_INDICES(scratch), get_local_id(0), groups, WG,
-             &best, &at);
-    lanes_arg(&best, &at, lv, li, WG);
-    if (get_local_id(0) == 0) {
-        *(__global T*)scratch = best;
-        scratch[1] = at;
-    }
+    arg_fold_partials(groups, scratch, lv, li);
 }
 
 // Segmented arg-reduction over CSR offsets, one work-item per segment (short segments).
@@ -660,7 +708,7 @@ __kernel void segmented_arg_items(__global const T* in, __global const ulong* of
         return;
     T best;
     ulong at;
-    arg_fold(in, 0, offsets[s], offsets[s + 1], 1, &best, &at);
+    arg_fold(in, offsets[s], offsets[s + 1], 1, &best, &at);
     values[s] = best;
     indices[s] = at;
 }
@@ -674,7 +722,7 @@ __kernel void segmented_arg_groups(__global const T* in, __global const ulong* o
     ulong s = get_group_id(0);
     T best;
     ulong at;
-    arg_fold(in, 0, offsets[s] + get_local_id(0), offsets[s + 1], WG, &best, &at);
+    arg_fold(in, offsets[s] + get_local_id(0), offsets[s + 1], WG, &best, &at);
     lanes_arg(&best, &at, lv, li, WG);
     if (get_local_id(0) == 0) {
         values[s] = best;
@@ -724,7 +772,7 @@ __kernel void segmented_arg_lanes(__global const T* in, __global const ulong* of
     T best = IDENTITY;
     ulong at = NO_INDEX;
     if (s < segments)
-        arg_fold(in, 0, offsets[s] + lane, offsets[s + 1], lanes, &best, &at);
+        arg_fold(in, offsets[s] + lane, offsets[s + 1], lanes, &best, &at);
 #if NV_SHUFFLE
     warp_lanes_arg(&best, &at, lanes);
 #else

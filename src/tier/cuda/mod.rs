@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{result, sys, DriverError};
 
-use super::gpu::{self, tuning, Arg, Gpu, Plain, ProgramKind, Settings};
+use super::gpu::{self, define, tuning, Arg, Gpu, Plain, ProgramKind, Settings};
 use crate::types::DType;
 use crate::{Error, Result, Status};
 
@@ -92,15 +92,6 @@ fn bundled_modules() -> Result<&'static HashMap<&'static str, BundledModule>> {
         })
         .as_ref()
         .map_err(|why| Error::invalid_argument(why.clone()))
-}
-
-/// The value of `-DNAME=` in a module's options.
-fn define(options: &str, name: &str) -> Option<usize> {
-    let key = format!("-D{name}=");
-    options
-        .split_whitespace()
-        .find_map(|o| o.strip_prefix(&key))
-        .and_then(|v| v.parse().ok())
 }
 
 fn primitives_module(dtype: DType, op: crate::ScanOp, segmented: bool) -> String {
@@ -324,6 +315,8 @@ pub(crate) struct CudaModule {
     module: sys::CUmodule,
     functions: Mutex<HashMap<String, sys::CUfunction>>,
     context: Arc<Context>,
+    /// The options it was built with (from the bundle).
+    options: &'static str,
 }
 
 // SAFETY: module and function handles are plain driver handles, valid on any thread
@@ -427,6 +420,7 @@ pub(crate) fn open(index: u32) -> Result<CudaTier> {
         }
     }
     let single_pass_scan = gpu::single_pass_scan(SCAN_ENV, true)?;
+
     let settings = Settings {
         name: name.clone(),
         global_memory: (total as u64).min(limit),
@@ -465,6 +459,23 @@ pub(crate) fn unusable(driver: i32, compute: (i32, i32)) -> Option<String> {
 impl CudaDevice {
     fn stream(&self) -> sys::CUstream {
         self.context.stream
+    }
+
+    /// Kernel `name` of `program`, looked up once per module (the context is bound).
+    fn function(&self, program: &CudaModule, name: &str) -> Result<sys::CUfunction> {
+        let mut functions = program
+            .functions
+            .lock()
+            .map_err(|_| Error::internal("the CUDA function cache was poisoned"))?;
+        if let Some(&function) = functions.get(name) {
+            return Ok(function);
+        }
+        let c_name = CString::new(name).expect("kernel names have no NUL");
+        // SAFETY: the module is loaded in the bound context.
+        let function = unsafe { result::module::get_function(program.module, c_name) }
+            .map_err(|e| cuda_error(&format!("cuModuleGetFunction({name}) on {}", self.name), e))?;
+        functions.insert(name.to_string(), function);
+        Ok(function)
     }
 
     fn sync(&self, what: &str) -> Result<()> {
@@ -688,6 +699,7 @@ impl gpu::Device for CudaDevice {
             module: handle,
             functions: Mutex::new(HashMap::new()),
             context: self.context.clone(),
+            options: module.options,
         })
     }
 
@@ -705,25 +717,7 @@ impl gpu::Device for CudaDevice {
             )));
         }
         self.context.bind()?;
-        let function = {
-            let mut functions = program
-                .functions
-                .lock()
-                .map_err(|_| Error::internal("the CUDA function cache was poisoned"))?;
-            match functions.get(name) {
-                Some(&f) => f,
-                None => {
-                    let c_name = CString::new(name).expect("kernel names have no NUL");
-                    // SAFETY: the module is loaded in the bound context.
-                    let f = unsafe { result::module::get_function(program.module, c_name) }
-                        .map_err(|e| {
-                            cuda_error(&format!("cuModuleGetFunction({name}) on {}", self.name), e)
-                        })?;
-                    functions.insert(name.to_string(), f);
-                    f
-                }
-            }
-        };
+        let function = self.function(program, name)?;
         let mut cells: Vec<ParamCell> = args
             .iter()
             .map(|arg| match *arg {
@@ -751,6 +745,10 @@ impl gpu::Device for CudaDevice {
             )
         }
         .map_err(|e| cuda_error(&format!("launching {name} on {}", self.name), e))
+    }
+
+    fn built_with(program: &CudaModule, name: &str) -> Option<usize> {
+        define(program.options, name)
     }
 
     fn finish(&self) -> Result<()> {

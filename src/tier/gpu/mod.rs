@@ -83,6 +83,9 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
         group: usize,
         args: &[Arg<Self>],
     ) -> Result<()>;
+    /// The value of `-DNAME=` among the options `program` was built with: the host
+    /// launches some kernels by them (ARG_LAST_GROUP in primitives.cl).
+    fn built_with(program: &Self::Program, name: &str) -> Option<usize>;
     /// Waits until everything issued so far has finished.
     fn finish(&self) -> Result<()>;
 
@@ -161,6 +164,37 @@ pub(crate) struct Gpu<D: Device> {
     pub(crate) settings: Settings,
     pub(crate) meter: Arc<MemoryMeter>,
     programs: Mutex<HashMap<ProgramKind, Arc<D::Program>>>,
+    /// The single-pass scan's ticket and tile states, kept between calls.
+    scan_words: Mutex<ScanWords<D>>,
+    /// Argmin's count of finished groups and its scratch, kept between calls.
+    arg_words: Mutex<ArgWords<D>>,
+}
+
+/// Device words the single-pass scan keeps from one call to the next (primitives.cl):
+/// its ticket, which every call leaves at zero, and its tile states, which carry the
+/// epoch of the call that wrote them; zeroed when allocated and every SCAN_EPOCHS
+/// calls, not on every call. Callers hold the lock while they issue the kernel, so
+/// calls from several threads take their epochs in stream order.
+pub(crate) struct ScanWords<D: Device> {
+    pub(crate) words: Option<DeviceBuffer<D, u64>>,
+    /// The epoch of the last scan that used `words` (0: none since they were zeroed).
+    pub(crate) epoch: u32,
+}
+
+/// Device words argmin keeps from one call to the next: the count of finished groups
+/// (ARG_LAST_GROUP in primitives.cl), zeroed once and left at zero by every call, and
+/// the scratch for the partial results and the answer. Callers hold the lock until
+/// they have read the answer. Saves each call an allocation (and its release).
+pub(crate) struct ArgWords<D: Device> {
+    pub(crate) done: Option<DeviceBuffer<D, u32>>,
+    pub(crate) scratch: Option<DeviceBuffer<D, u64>>,
+}
+
+/// Locks one of a Gpu's mutexes (`what` names it in the error).
+fn locked<'a, X>(mutex: &'a Mutex<X>, what: &str) -> Result<std::sync::MutexGuard<'a, X>> {
+    mutex
+        .lock()
+        .map_err(|_| Error::internal(format!("the GPU's {what} were poisoned by a panic")))
 }
 
 impl<D: Device> Gpu<D> {
@@ -170,6 +204,14 @@ impl<D: Device> Gpu<D> {
             settings,
             meter: Arc::new(MemoryMeter::default()),
             programs: Mutex::new(HashMap::new()),
+            scan_words: Mutex::new(ScanWords {
+                words: None,
+                epoch: 0,
+            }),
+            arg_words: Mutex::new(ArgWords {
+                done: None,
+                scratch: None,
+            }),
         }
     }
 
@@ -383,6 +425,15 @@ impl<D: Device, T> DeviceBuffer<D, T> {
     }
 }
 
+/// The value of `-DNAME=` in a program's build options.
+pub(crate) fn define(options: &str, name: &str) -> Option<usize> {
+    let key = format!("-D{name}=");
+    options
+        .split_whitespace()
+        .find_map(|o| o.strip_prefix(&key))
+        .and_then(|v| v.parse().ok())
+}
+
 /// A non-negative integer from the environment variable `name`, if set and valid.
 fn integer_setting(name: &str) -> Option<usize> {
     std::env::var(name)
@@ -407,6 +458,9 @@ pub(crate) struct Knobs {
     /// Rounds the `auto` MSF's host may run ahead of the worklist lengths it has read
     /// back (0 waits for every round's length).
     pub lookahead: usize,
+    /// Single-pass scans between zeroings of their kept tile states (tests make it
+    /// small to exercise the zeroing; at most the 2^29 epochs a state word holds).
+    pub scan_epochs: u32,
 }
 
 pub(crate) fn knobs() -> &'static Knobs {
@@ -419,6 +473,8 @@ pub(crate) fn knobs() -> &'static Knobs {
         items_per_lane: tuning("GPUMST_GPU_ITEMS_PER_LANE", primitives::ITEMS_PER_LANE),
         arg_waves: tuning("GPUMST_GPU_ARG_WAVES", primitives::ARG_WAVES),
         lookahead: integer_setting("GPUMST_GPU_LOOKAHEAD").unwrap_or(msf::LOOKAHEAD),
+        scan_epochs: tuning("GPUMST_GPU_SCAN_EPOCHS", primitives::SCAN_EPOCHS as usize)
+            .clamp(2, primitives::SCAN_EPOCHS as usize) as u32,
     })
 }
 

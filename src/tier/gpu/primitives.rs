@@ -28,6 +28,9 @@ pub(super) const ARG_WAVES: usize = 2;
 /// Where the single-pass scan's tile states start in its buffer, in 64-bit words after
 /// the ticket (STATE_OFFSET in primitives.cl: the ticket has a 128-byte line of its own).
 const SCAN_STATE_OFFSET: usize = 16;
+/// The single-pass scan's epochs run 1..SCAN_EPOCHS (29 bits of each state word,
+/// EPOCH_OF in primitives.cl); then the states are zeroed and the count starts again.
+pub(super) const SCAN_EPOCHS: u32 = 1 << 29;
 
 impl<D: Device> Gpu<D> {
     fn tile_len<T: Element>(&self) -> usize {
@@ -108,20 +111,39 @@ impl<D: Device> Gpu<D> {
         let tiles = n.div_ceil(self.tile_len::<T>());
         if tiles >= u32::MAX as usize {
             return Err(crate::Error::invalid_argument(format!(
-                "{n} elements are more tiles than the OpenCL scan numbers"
+                "{n} elements are more tiles than the single-pass scan numbers"
             )));
         }
         // The ticket in a 128-byte line of its own, then one 64-bit state word per tile
-        // (two for 8-byte elements), zeroed: one allocation and one fill.
+        // (two for 8-byte elements).
         let words = SCAN_STATE_OFFSET + tiles * std::mem::size_of::<T>().div_ceil(4);
-        let mut state = self.alloc::<u64>(words)?;
-        self.fill(&mut state, 0, words)?;
+        let mut kept = super::locked(&self.scan_words, "scan's kept words")?;
+        let grown = !kept
+            .words
+            .as_ref()
+            .is_some_and(|state| state.len() >= words);
+        if grown || kept.epoch + 1 >= super::knobs().scan_epochs {
+            // Kept only once zeroed: a failure here leaves no state to trust.
+            let mut state = match kept.words.take() {
+                Some(state) if !grown => state,
+                smaller => {
+                    drop(smaller); // freed before the larger one is taken
+                    self.alloc::<u64>(words)?
+                }
+            };
+            let len = state.len();
+            self.fill(&mut state, 0, len)?;
+            kept.words = Some(state);
+            kept.epoch = 0;
+        }
+        kept.epoch += 1;
+        let state = kept.words.as_ref().expect("allocated above");
+        let group = self.settings.group_size;
         // Without segments the flag argument is never read; any buffer will do.
         let (flag_arg, segmented) = match flags {
             Some(f) => (f.arg(), 1),
             None => (state.arg(), 0),
         };
-        let group = self.settings.group_size;
         self.launch(
             program,
             "scan_single_pass",
@@ -135,8 +157,10 @@ impl<D: Device> Gpu<D> {
                 Arg::U32((kind == ScanKind::Exclusive) as u32),
                 data.arg(),
                 state.arg(),
+                Arg::U32(kept.epoch),
             ],
         )?;
+        drop(kept);
         self.finish()
     }
 
@@ -200,7 +224,7 @@ impl<D: Device> Gpu<D> {
         }
     }
 
-    /// The extreme of a resident buffer and its first index (two launches).
+    /// The extreme of a resident buffer and its first index (one launch or two).
     pub(crate) fn arg_extreme_resident<T: Element>(
         &self,
         data: &DeviceBuffer<D, T>,
@@ -222,7 +246,24 @@ impl<D: Device> Gpu<D> {
         // One scratch buffer: the result's two words, the groups' indices and their
         // values (layout in primitives.cl).
         let value_words = (groups * std::mem::size_of::<T>()).div_ceil(8);
-        let scratch = self.alloc::<u64>(2 + groups + value_words)?;
+        let scratch_words = 2 + groups + value_words;
+        let mut kept = super::locked(&self.arg_words, "argmin's kept words")?;
+        if kept.done.is_none() {
+            let mut done = self.alloc::<u32>(1)?;
+            self.fill(&mut done, 0, 1)?;
+            kept.done = Some(done);
+        }
+        if !kept
+            .scratch
+            .as_ref()
+            .is_some_and(|s| s.len() >= scratch_words)
+        {
+            kept.scratch = None; // freed before the larger one is taken
+            kept.scratch = Some(self.alloc::<u64>(scratch_words)?);
+        }
+        let (Some(done), Some(scratch)) = (&kept.done, &kept.scratch) else {
+            unreachable!("both allocated above");
+        };
         self.launch(
             &program,
             "arg_partial",
@@ -234,17 +275,21 @@ impl<D: Device> Gpu<D> {
                 Arg::U64(group_len as u64),
                 Arg::U32(groups as u32),
                 scratch.arg(),
+                done.arg(),
             ],
         )?;
-        self.launch(
-            &program,
-            "arg_final",
-            group,
-            group,
-            &[Arg::U32(groups as u32), scratch.arg()],
-        )?;
+        if D::built_with(&program, "ARG_LAST_GROUP") != Some(1) {
+            self.launch(
+                &program,
+                "arg_final",
+                group,
+                group,
+                &[Arg::U32(groups as u32), scratch.arg()],
+            )?;
+        }
         let mut words = [0u64; 2];
-        self.read(&scratch, &mut words)?;
+        self.read(scratch, &mut words)?;
+        drop(kept);
         let mut value = T::default();
         let size = std::mem::size_of::<T>();
         super::bytes_of_mut(std::slice::from_mut(&mut value))

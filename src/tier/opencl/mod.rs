@@ -104,6 +104,8 @@ pub(crate) fn devices_in_preference_order() -> Result<Vec<DeviceEntry>> {
 /// kernel object for every launch costs a driver call per launch.
 pub(crate) struct OpenClProgram {
     program: Program,
+    /// The build options (the host reads some defines back: `built_with`).
+    options: String,
     /// Locked from setting a kernel's arguments until it is enqueued, so that
     /// concurrent launches of one kernel cannot mix their arguments.
     kernels: Mutex<HashMap<String, Kernel>>,
@@ -365,12 +367,15 @@ impl gpu::Device for OpenClDevice {
                 (
                     PRIMITIVES_SOURCE,
                     format!(
-                        "-DDTYPE={} -DSCAN_OP={} -DSINGLE_PASS={} -DSEGMENTED={} -DNV_SHUFFLE={}",
+                        "-DDTYPE={} -DSCAN_OP={} -DSINGLE_PASS={} -DSEGMENTED={} -DNV_SHUFFLE={} -DARG_LAST_GROUP={}",
                         dtype as u32,
                         op as u32,
                         settings.single_pass_scan as u8,
                         segmented as u8,
-                        self.nv_shuffle as u8
+                        self.nv_shuffle as u8,
+                        // OpenCL 1.2's mem_fence does not order memory between
+                        // work-groups, which ARG_LAST_GROUP needs.
+                        0,
                     ),
                     format!("primitives for {} {op:?}", dtype.name()),
                 )
@@ -395,7 +400,12 @@ impl gpu::Device for OpenClDevice {
         Ok(OpenClProgram {
             program,
             kernels: Mutex::new(HashMap::new()),
+            options,
         })
+    }
+
+    fn built_with(program: &OpenClProgram, name: &str) -> Option<usize> {
+        gpu::define(&program.options, name)
     }
 
     fn launch(
