@@ -194,7 +194,7 @@ pub(crate) struct ArgWords<D: Device> {
 fn locked<'a, X>(mutex: &'a Mutex<X>, what: &str) -> Result<std::sync::MutexGuard<'a, X>> {
     mutex
         .lock()
-        .map_err(|_| Error::internal(format!("the GPU's {what} were poisoned by a panic")))
+        .map_err(|_| Error::internal(format!("the GPU's {what} was poisoned by a panic")))
 }
 
 impl<D: Device> Gpu<D> {
@@ -243,10 +243,7 @@ impl<D: Device> Gpu<D> {
                 )));
             }
         }
-        let mut cache = self
-            .programs
-            .lock()
-            .map_err(|_| Error::internal("the GPU program cache was poisoned by a panic"))?;
+        let mut cache = locked(&self.programs, "program cache")?;
         if let Some(program) = cache.get(&kind) {
             return Ok(program.clone());
         }
@@ -277,6 +274,32 @@ impl<D: Device> Gpu<D> {
             meter: self.meter.clone(),
             element: PhantomData,
         })
+    }
+
+    /// Makes `kept` (a buffer kept between calls) hold at least `len` elements, and
+    /// zeroes it when it is new or `zero` says so: whether it did. On failure it holds
+    /// nothing, so no later call trusts a buffer that was not zeroed.
+    fn keep_zeroed<T: Plain>(
+        &self,
+        kept: &mut Option<DeviceBuffer<D, T>>,
+        len: usize,
+        zero: bool,
+    ) -> Result<bool> {
+        let mut buffer = match kept.take() {
+            Some(buffer) if buffer.len() >= len && !zero => {
+                *kept = Some(buffer);
+                return Ok(false);
+            }
+            Some(buffer) if buffer.len() >= len => buffer,
+            smaller => {
+                drop(smaller); // freed before the larger one is taken
+                self.alloc::<T>(len)?
+            }
+        };
+        let all = buffer.len();
+        self.fill(&mut buffer, T::default(), all)?;
+        *kept = Some(buffer);
+        Ok(true)
     }
 
     /// A device copy of `data`.

@@ -118,26 +118,12 @@ impl<D: Device> Gpu<D> {
         // (two for 8-byte elements).
         let words = SCAN_STATE_OFFSET + tiles * std::mem::size_of::<T>().div_ceil(4);
         let mut kept = super::locked(&self.scan_words, "scan's kept words")?;
-        let grown = !kept
-            .words
-            .as_ref()
-            .is_some_and(|state| state.len() >= words);
-        if grown || kept.epoch + 1 >= super::knobs().scan_epochs {
-            // Kept only once zeroed: a failure here leaves no state to trust.
-            let mut state = match kept.words.take() {
-                Some(state) if !grown => state,
-                smaller => {
-                    drop(smaller); // freed before the larger one is taken
-                    self.alloc::<u64>(words)?
-                }
-            };
-            let len = state.len();
-            self.fill(&mut state, 0, len)?;
-            kept.words = Some(state);
+        let wrapped = kept.epoch + 1 >= super::knobs().scan_epochs;
+        if self.keep_zeroed(&mut kept.words, words, wrapped)? {
             kept.epoch = 0;
         }
         kept.epoch += 1;
-        let state = kept.words.as_ref().expect("allocated above");
+        let state = kept.words.as_ref().expect("kept above");
         let group = self.settings.group_size;
         // Without segments the flag argument is never read; any buffer will do.
         let (flag_arg, segmented) = match flags {
@@ -248,22 +234,11 @@ impl<D: Device> Gpu<D> {
         let value_words = (groups * std::mem::size_of::<T>()).div_ceil(8);
         let scratch_words = 2 + groups + value_words;
         let mut kept = super::locked(&self.arg_words, "argmin's kept words")?;
-        if kept.done.is_none() {
-            let mut done = self.alloc::<u32>(1)?;
-            self.fill(&mut done, 0, 1)?;
-            kept.done = Some(done);
-        }
-        if !kept
-            .scratch
-            .as_ref()
-            .is_some_and(|s| s.len() >= scratch_words)
-        {
-            kept.scratch = None; // freed before the larger one is taken
-            kept.scratch = Some(self.alloc::<u64>(scratch_words)?);
-        }
-        let (Some(done), Some(scratch)) = (&kept.done, &kept.scratch) else {
-            unreachable!("both allocated above");
-        };
+        // Both zeroed once, when new: the count must start at zero.
+        self.keep_zeroed(&mut kept.done, 1, false)?;
+        self.keep_zeroed(&mut kept.scratch, scratch_words, false)?;
+        let done = kept.done.as_ref().expect("kept above");
+        let scratch = kept.scratch.as_ref().expect("kept above");
         self.launch(
             &program,
             "arg_partial",

@@ -367,15 +367,12 @@ impl gpu::Device for OpenClDevice {
                 (
                     PRIMITIVES_SOURCE,
                     format!(
-                        "-DDTYPE={} -DSCAN_OP={} -DSINGLE_PASS={} -DSEGMENTED={} -DNV_SHUFFLE={} -DARG_LAST_GROUP={}",
+                        "-DDTYPE={} -DSCAN_OP={} -DSINGLE_PASS={} -DSEGMENTED={} -DNV_SHUFFLE={}",
                         dtype as u32,
                         op as u32,
                         settings.single_pass_scan as u8,
                         segmented as u8,
-                        self.nv_shuffle as u8,
-                        // OpenCL 1.2's mem_fence does not order memory between
-                        // work-groups, which ARG_LAST_GROUP needs.
-                        0,
+                        self.nv_shuffle as u8
                     ),
                     format!("primitives for {} {op:?}", dtype.name()),
                 )
