@@ -216,7 +216,10 @@ inline void store_with_carry(T carry, LOCAL const T* lv, LOCAL const uchar* lf, 
 
 // ---- work-group scan -----------------------------------------------------------------
 // group_scan returns work-item i's exclusive prefix (the runs of work-items 0..i-1) and
-// sets *total to the whole group's run. It uses lr; callers barrier before reusing it.
+// sets *total to the whole group's run. It uses lr; callers barrier before reusing it
+// (the shuffle version's calls may follow each other without one). `flagged`: whether
+// the runs' flags are scanned too (SEGMENTED for data; the look-back's always), where
+// leaving them out saves work (the shuffles).
 
 #if NV_SHUFFLE
 // NVIDIA's OpenCL accepts inline PTX: warp shuffles scan 32 work-items without local
@@ -241,38 +244,34 @@ inline T shuffle_up_t(T x, uint delta) {
 #endif
 }
 
-inline Run shuffle_up_run(Run x, uint delta) {
-#if SEGMENTED
-    return run_make(shuffle_up_t(x.v, delta), shuffle_up_u32(x.f, delta));
-#else
-    return run_make(shuffle_up_t(x.v, delta), 0);
-#endif
+inline Run shuffle_up_run(Run x, uint delta, uint flagged) {
+    return run_make(shuffle_up_t(x.v, delta), flagged ? shuffle_up_u32(x.f, delta) : 0);
 }
 
 // Inclusive scan across the warp (Kogge-Stone over shuffles).
-inline Run warp_scan(Run x, uint lane) {
+inline Run warp_scan(Run x, uint lane, uint flagged) {
     for (uint delta = 1; delta < 32; delta <<= 1) {
-        Run before = shuffle_up_run(x, delta);
+        Run before = shuffle_up_run(x, delta, flagged);
         if (lane >= delta)
             x = run_combine(before, x);
     }
     return x;
 }
 
-inline Run group_scan(Run x, LOCAL Run* lr, Run* total) {
+inline Run group_scan(Run x, LOCAL Run* lr, Run* total, uint flagged) {
     const uint lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
     const Run none = run_make(IDENTITY, 0);
-    Run inclusive = warp_scan(x, lane);
+    Run inclusive = warp_scan(x, lane, flagged);
     if (lane == 31)
         lr[warp] = inclusive;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (warp == 0) {
-        Run w = warp_scan(lane < WARPS ? lr[lane] : none, lane);
+        Run w = warp_scan(lane < WARPS ? lr[lane] : none, lane, flagged);
         if (lane < WARPS)
             lr[WARPS + lane] = w;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    Run within = shuffle_up_run(inclusive, 1);
+    Run within = shuffle_up_run(inclusive, 1, flagged);
     if (lane == 0)
         within = none;
     *total = lr[2 * WARPS - 1];
@@ -281,7 +280,7 @@ inline Run group_scan(Run x, LOCAL Run* lr, Run* total) {
 #else
 // Hillis-Steele over local memory. (A raking scan with four barriers measured slower on
 // an H200 under NVIDIA's OpenCL.)
-inline Run group_scan(Run x, LOCAL Run* lr, Run* total) {
+inline Run group_scan(Run x, LOCAL Run* lr, Run* total, uint flagged) {
     uint lid = get_local_id(0);
     lr[lid] = x;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -314,7 +313,7 @@ __kernel void scan_upsweep(__global const T* in, __global const uchar* flags, ui
         load_tile(in, flags, segmented, base, end, lv, lf);
         barrier(CLK_LOCAL_MEM_FENCE);
         Run tile;
-        group_scan(thread_run(lv, lf), lr, &tile);
+        group_scan(thread_run(lv, lf), lr, &tile, SEGMENTED);
         aggregate = run_combine(aggregate, tile);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -335,7 +334,7 @@ __kernel void scan_spine(__global T* part_v, __global const uchar* part_f, uint 
     for (uint g = lo; g < hi; g++)
         mine = run_combine(mine, run_make(part_v[g], part_f[g]));
     Run all;
-    Run prefix = group_scan(mine, lr, &all);
+    Run prefix = group_scan(mine, lr, &all, SEGMENTED);
     for (uint g = lo; g < hi; g++) {
         Run next = run_combine(prefix, run_make(part_v[g], part_f[g]));
         part_v[g] = prefix.v;
@@ -357,7 +356,7 @@ __kernel void scan_downsweep(__global const T* in, __global const uchar* flags, 
         load_tile(in, flags, segmented, base, end, lv, lf);
         barrier(CLK_LOCAL_MEM_FENCE);
         Run tile;
-        rescan_local(group_scan(thread_run(lv, lf), lr, &tile), lv, lf, exclusive);
+        rescan_local(group_scan(thread_run(lv, lf), lr, &tile, SEGMENTED), lv, lf, exclusive);
         barrier(CLK_LOCAL_MEM_FENCE);
         store_with_carry(carry.v, lv, lf, base, end, out);
         carry = run_combine(carry, tile);
@@ -446,52 +445,43 @@ inline uint take_tile(__global volatile uint* ticket, uint draws, LOCAL uint* ti
     return *tile_id;
 }
 
-// Work-item 0 publishes the tile's aggregate (tile 0: its prefix) and resets the
-// look-back's shared state; look_back's first barrier makes it visible.
+// Work-item 0 publishes the tile's aggregate (tile 0: its prefix).
 inline void publish_aggregate(uint tile, Run aggregate, __global volatile ulong* state,
-                              uint epoch, LOCAL uint* finished, LOCAL Run* carry) {
-    if (get_local_id(0) == 0) {
+                              uint epoch) {
+    if (get_local_id(0) == 0)
         publish(state, tile, aggregate, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE, epoch);
-        *carry = run_make(IDENTITY, 0);
-        *finished = tile == 0;
-    }
 }
 
 // Looks back until the run before the tile is known, publishes the tile's inclusive
-// prefix, and returns the run before the tile to every work-item. Work-items 0..31 each
-// read one predecessor per step (wrun, wstatus).
-inline Run look_back(uint tile, Run aggregate, __global volatile ulong* state, uint epoch,
-                     LOCAL Run* wrun, LOCAL uint* wstatus, LOCAL uint* finished,
-                     LOCAL Run* carry) {
-    const uint lid = get_local_id(0);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    Run suffix = run_make(IDENTITY, 0); // work-item 0: the runs of tiles hi+1 .. tile-1
+// prefix, and returns the run before the tile's value to every work-item. Each step reads
+// the WG tiles before the last one read (work-item lid the lid-th oldest) as runs whose
+// flag says where the look-back may stop: at a tile that published its inclusive prefix
+// or whose run holds a head. Their group scan's total is then the run from the newest
+// such tile on; its flag says whether there was one, or the next step goes further back.
+// (The flag of a published prefix is not read: readers stop at its status.)
+inline T look_back(uint tile, Run aggregate, __global volatile ulong* state, uint epoch,
+                   LOCAL Run* lr) {
+    Run suffix = run_make(IDENTITY, tile == 0); // the runs of tiles hi+1 .. tile-1
     long hi = (long)tile - 1;
-    while (!*finished) {
-        if (lid < 32) {
-            long j = hi - (long)lid;
-            Run r = run_make(IDENTITY, 0);
-            wstatus[lid] = j >= 0 ? (uint)read_state(state, (ulong)j, epoch, &r) : 0;
-            wrun[lid] = r;
-        }
+    while (!suffix.f) {
+        const long j = hi - (long)(WG - 1) + (long)get_local_id(0);
+        Run r = run_make(IDENTITY, 0); // before tile 0: nothing
+        if (j >= 0 && read_state(state, (ulong)j, epoch, &r) == STATE_PREFIX)
+            r.f = 1;
+#if !NV_SHUFFLE
+        // The local-memory group scan writes lr before its first barrier.
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (lid == 0) {
-            for (uint k = 0; k < 32 && hi - (long)k >= 0; k++) {
-                suffix = run_combine(wrun[k], suffix);
-                if (wstatus[k] == STATE_PREFIX || suffix.f) {
-                    *finished = 1;
-                    break;
-                }
-            }
-            if (*finished) {
-                *carry = suffix;
-                publish(state, tile, run_combine(suffix, aggregate), STATE_PREFIX, epoch);
-            }
-        }
-        hi -= 32;
-        barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+        Run window;
+        group_scan(r, lr, &window, 1);
+        suffix = run_combine(window, suffix);
+        hi -= WG;
     }
-    return *carry;
+    if (tile == 0) // (uniform) orders the rescan before the store, as the steps' scans do
+        barrier(CLK_LOCAL_MEM_FENCE);
+    else if (get_local_id(0) == 0)
+        publish(state, tile, run_combine(suffix, aggregate), STATE_PREFIX, epoch);
+    return suffix.v;
 }
 
 __kernel void scan_single_pass(__global const T* in, __global const uchar* flags,
@@ -500,10 +490,7 @@ __kernel void scan_single_pass(__global const T* in, __global const uchar* flags
     __local T lv[TILE_PADDED];
     __local uchar lf[FLAGS_LEN];
     __local Run lr[WG];
-    __local Run wrun[32];
-    __local uint wstatus[32];
-    __local uint tile_id, finished;
-    __local Run carry;
+    __local uint tile_id;
     __global volatile ulong* state = words + STATE_OFFSET;
     const uint tiles = (uint)((n + TILE - 1) / TILE);
     const uint tile = take_tile((__global volatile uint*)words, tiles, &tile_id);
@@ -511,15 +498,14 @@ __kernel void scan_single_pass(__global const T* in, __global const uchar* flags
     load_tile(in, flags, segmented, base, n, lv, lf);
     barrier(CLK_LOCAL_MEM_FENCE);
     Run aggregate;
-    const Run before = group_scan(thread_run(lv, lf), lr, &aggregate);
-    publish_aggregate(tile, aggregate, state, epoch, &finished, &carry);
+    const Run before = group_scan(thread_run(lv, lf), lr, &aggregate, SEGMENTED);
+    publish_aggregate(tile, aggregate, state, epoch);
     // The tile is rescanned while its predecessors finish; the carry joins on the way
     // out (on the H200: 0.625 ms for 2^28 u32, against 0.645 rescanning after the
     // look-back). look_back's barriers order the rescan before the store.
     rescan_local(before, lv, lf, exclusive);
-    const Run carry_in =
-        look_back(tile, aggregate, state, epoch, wrun, wstatus, &finished, &carry);
-    store_with_carry(carry_in.v, lv, lf, base, n, out);
+    const T carry_in = look_back(tile, aggregate, state, epoch, lr);
+    store_with_carry(carry_in, lv, lf, base, n, out);
 }
 #endif
 
@@ -545,7 +531,7 @@ __kernel void check_offsets(__global const ulong* offsets, ulong segments, ulong
         atomic_min(bad, (uint)i);
 }
 
-// ---- arg-reductions (Wang et al.'s min-reduction: any length, two launches) ---------
+// ---- arg-reductions (Wang et al.'s min-reduction: any length, one launch or two) ----
 
 #if SCAN_OP != 0
 #define NO_INDEX ULONG_MAX
@@ -622,113 +608,6 @@ inline void lanes_arg(T* v, ulong* i, LOCAL T* lv, LOCAL ulong* li, uint lanes) 
     *i = li[lid - lane];
 }
 
-// Both launches share one scratch buffer of 64-bit words (one allocation per call):
-//   [0, 2)                 the result: the value's bytes, then its index,
-//   [2, 2 + groups)        each group's index,
-//   [2 + groups, ...)      each group's value (T, packed).
-#define ARG_INDICES(scratch) ((scratch) + 2)
-#define ARG_VALUES(scratch, groups) ((__global T*)((scratch) + 2 + (groups)))
-
-// -DARG_LAST_GROUP=1 (the CUDA build): arg_partial's last group to finish folds the
-// partial pairs itself, and arg_final is not launched: one launch instead of two (on
-// the H200, 2^28 u32: 0.270-0.274 ms against 0.271-0.280 in the same runs). It relies on
-// mem_fence ordering global memory between work-groups, which CUDA's does (opencl.cuh)
-// and OpenCL 1.2's need not.
-#ifndef ARG_LAST_GROUP
-#define ARG_LAST_GROUP 0
-#endif
-
-// The best of the groups' partial pairs, into the result words, so the host reads value
-// and index in one transfer. Every work-item of one group calls it. Group g's range
-// comes before group g + 1's and none is empty, so the first best partial value holds
-// the first best index: the fold is over values by group number, then the index is
-// looked up (the same code as the fold over the input, in as many registers).
-inline void arg_fold_partials(uint groups, __global ulong* scratch, LOCAL T* lv,
-                              LOCAL ulong* li) {
-    T best;
-    ulong group;
-    arg_fold(ARG_VALUES(scratch, groups), get_local_id(0), groups, WG, &best, &group);
-    lanes_arg(&best, &group, lv, li, WG);
-    if (get_local_id(0) == 0) {
-        *(__global T*)scratch = best;
-        scratch[1] = ARG_INDICES(scratch)[group];
-    }
-}
-
-// Launch 1 (`groups` groups): each group strides over its range; one pair per group.
-// `done` counts the groups that have written theirs (ARG_LAST_GROUP only; it is zero
-// at the start of every call and the last group puts it back).
-__kernel void arg_partial(__global const T* in, ulong n, ulong group_len, uint groups,
-                          __global ulong* scratch, __global volatile uint* done) {
-    __local T lv[WG];
-    __local ulong li[WG];
-#if ARG_LAST_GROUP
-    __local uint last;
-#endif
-    ulong start = get_group_id(0) * group_len;
-    ulong end = min(n, start + group_len);
-    T best;
-    ulong at;
-    arg_fold(in, start + get_local_id(0), end, WG, &best, &at);
-    lanes_arg(&best, &at, lv, li, WG);
-    if (get_local_id(0) == 0) {
-        ARG_VALUES(scratch, groups)[get_group_id(0)] = best;
-        ARG_INDICES(scratch)[get_group_id(0)] = at;
-#if ARG_LAST_GROUP
-        // Release this group's pair before counting it; the last group's fence after
-        // the count acquires every other group's (the CUDA memory model's fence-fence
-        // synchronization through the counter).
-        mem_fence(CLK_GLOBAL_MEM_FENCE);
-        last = atomic_inc(done) == groups - 1;
-        if (last) {
-            atomic_xchg(done, 0u);
-            mem_fence(CLK_GLOBAL_MEM_FENCE);
-        }
-#endif
-    }
-#if ARG_LAST_GROUP
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (last)
-        arg_fold_partials(groups, scratch, lv, li);
-#endif
-}
-
-// Launch 2 (one group), without ARG_LAST_GROUP.
-__kernel void arg_final(uint groups, __global ulong* scratch) {
-    __local T lv[WG];
-    __local ulong li[WG];
-    arg_fold_partials(groups, scratch, lv, li);
-}
-
-// Segmented arg-reduction over CSR offsets, one work-item per segment (short segments).
-__kernel void segmented_arg_items(__global const T* in, __global const ulong* offsets,
-                                  ulong segments, __global T* values, __global ulong* indices) {
-    ulong s = get_global_id(0);
-    if (s >= segments)
-        return;
-    T best;
-    ulong at;
-    arg_fold(in, offsets[s], offsets[s + 1], 1, &best, &at);
-    values[s] = best;
-    indices[s] = at;
-}
-
-// Segmented arg-reduction, one work-group per segment (long segments).
-__kernel void segmented_arg_groups(__global const T* in, __global const ulong* offsets,
-                                   ulong segments, __global T* values,
-                                   __global ulong* indices) {
-    __local T lv[WG];
-    __local ulong li[WG];
-    ulong s = get_group_id(0);
-    T best;
-    ulong at;
-    arg_fold(in, offsets[s] + get_local_id(0), offsets[s + 1], WG, &best, &at);
-    lanes_arg(&best, &at, lv, li, WG);
-    if (get_local_id(0) == 0) {
-        values[s] = best;
-        indices[s] = at;
-    }
-}
 #if NV_SHUFFLE
 // On NVIDIA, runs of at most 32 lanes reduce through warp shuffles (butterfly: every
 // lane ends with the run's best), without local memory or barriers.
@@ -760,6 +639,141 @@ inline void warp_lanes_arg(T* v, ulong* i, uint lanes) {
     }
 }
 #endif
+
+// The best (value, index) of the whole work-group, to work-item 0 (the others' are left
+// unspecified). Every work-item must call it.
+inline void group_arg(T* v, ulong* i, LOCAL T* lv, LOCAL ulong* li) {
+#if NV_SHUFFLE
+    // Each warp by shuffles, then warp 0 over the warps' bests: one barrier instead of
+    // one per halving.
+    const uint lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
+    warp_lanes_arg(v, i, 32);
+    if (lane == 0) {
+        lv[warp] = *v;
+        li[warp] = *i;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (warp == 0) {
+        *v = lane < WG / 32 ? lv[lane] : IDENTITY;
+        *i = lane < WG / 32 ? li[lane] : NO_INDEX;
+        warp_lanes_arg(v, i, 32);
+    }
+#else
+    lanes_arg(v, i, lv, li, WG);
+#endif
+}
+
+// Both launches share one scratch buffer of 64-bit words (kept between calls):
+//   [0, 2)                 the answer, where the host has the kernels write it here,
+//   [2, 2 + groups)        each group's index,
+//   [2 + groups, ...)      each group's value (T, packed).
+#define ARG_INDICES(scratch) ((scratch) + 2)
+#define ARG_VALUES(scratch, groups) ((__global T*)((scratch) + 2 + (groups)))
+
+// -DARG_LAST_GROUP=1 (the CUDA build): arg_partial's last group to finish folds the
+// partial pairs itself, and arg_final is not launched: one launch instead of two (on
+// the H200, 2^28 u32: 0.270-0.274 ms against 0.271-0.280 in the same runs). It relies on
+// mem_fence ordering global memory between work-groups, which CUDA's does (opencl.cuh)
+// and OpenCL 1.2's need not.
+#ifndef ARG_LAST_GROUP
+#define ARG_LAST_GROUP 0
+#endif
+
+// The best of the groups' partial pairs, into `answer` (two words: the value's bytes,
+// then its index), so the host reads value and index in one transfer; the host passes
+// the scratch itself (its first two words), or, on CUDA, page-locked host memory the
+// kernel writes straight into (no copy after the kernel). Every work-item of one group
+// calls it. Group g's range comes before group g + 1's and none is empty, so the first
+// best partial value holds the first best index: the fold is over values by group
+// number, then the index is looked up (the same code as the fold over the input, in as
+// many registers).
+inline void arg_fold_partials(uint groups, __global ulong* scratch, __global ulong* answer,
+                              LOCAL T* lv, LOCAL ulong* li) {
+    T best;
+    ulong group;
+    arg_fold(ARG_VALUES(scratch, groups), get_local_id(0), groups, WG, &best, &group);
+    group_arg(&best, &group, lv, li);
+    if (get_local_id(0) == 0) {
+        *(__global T*)answer = best;
+        answer[1] = ARG_INDICES(scratch)[group];
+    }
+}
+
+// Launch 1 (`groups` groups): each group strides over its range; one pair per group.
+// `done` counts the groups that have written theirs (ARG_LAST_GROUP only; it is zero
+// at the start of every call and the last group puts it back).
+__kernel void arg_partial(__global const T* in, ulong n, ulong group_len, uint groups,
+                          __global ulong* scratch, __global volatile uint* done,
+                          __global ulong* answer) {
+    __local T lv[WG];
+    __local ulong li[WG];
+#if ARG_LAST_GROUP
+    __local uint last;
+#endif
+    ulong start = get_group_id(0) * group_len;
+    ulong end = min(n, start + group_len);
+    T best;
+    ulong at;
+    arg_fold(in, start + get_local_id(0), end, WG, &best, &at);
+    group_arg(&best, &at, lv, li);
+    if (get_local_id(0) == 0) {
+        ARG_VALUES(scratch, groups)[get_group_id(0)] = best;
+        ARG_INDICES(scratch)[get_group_id(0)] = at;
+#if ARG_LAST_GROUP
+        // Release this group's pair before counting it; the last group's fence after
+        // the count acquires every other group's (the CUDA memory model's fence-fence
+        // synchronization through the counter).
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        last = atomic_inc(done) == groups - 1;
+        if (last) {
+            atomic_xchg(done, 0u);
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+        }
+#endif
+    }
+#if ARG_LAST_GROUP
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (last)
+        arg_fold_partials(groups, scratch, answer, lv, li);
+#endif
+}
+
+// Launch 2 (one group), without ARG_LAST_GROUP.
+__kernel void arg_final(uint groups, __global ulong* scratch, __global ulong* answer) {
+    __local T lv[WG];
+    __local ulong li[WG];
+    arg_fold_partials(groups, scratch, answer, lv, li);
+}
+
+// Segmented arg-reduction over CSR offsets, one work-item per segment (short segments).
+__kernel void segmented_arg_items(__global const T* in, __global const ulong* offsets,
+                                  ulong segments, __global T* values, __global ulong* indices) {
+    ulong s = get_global_id(0);
+    if (s >= segments)
+        return;
+    T best;
+    ulong at;
+    arg_fold(in, offsets[s], offsets[s + 1], 1, &best, &at);
+    values[s] = best;
+    indices[s] = at;
+}
+
+// Segmented arg-reduction, one work-group per segment (long segments).
+__kernel void segmented_arg_groups(__global const T* in, __global const ulong* offsets,
+                                   ulong segments, __global T* values,
+                                   __global ulong* indices) {
+    __local T lv[WG];
+    __local ulong li[WG];
+    ulong s = get_group_id(0);
+    T best;
+    ulong at;
+    arg_fold(in, offsets[s] + get_local_id(0), offsets[s + 1], WG, &best, &at);
+    group_arg(&best, &at, lv, li);
+    if (get_local_id(0) == 0) {
+        values[s] = best;
+        indices[s] = at;
+    }
+}
 
 // Segmented arg-reduction, `lanes` consecutive work-items per segment (a power of two,
 // at most 32, dividing WG; medium segments): coalesced reads without idling a whole

@@ -113,6 +113,9 @@ struct Context {
     pool: sys::CUmemoryPool,
     /// Page-locked host slots for small reads (null if the driver gave none).
     staging: *mut u8,
+    /// The staging page's address for kernels, which may write a slot directly (0 if
+    /// the driver did not map it).
+    staging_device: sys::CUdeviceptr,
     /// The staging slots not in use.
     free_slots: Mutex<Vec<usize>>,
 }
@@ -133,7 +136,8 @@ const POOL_KEEPS_SHARE: u64 = 4;
 /// Small reads (a worklist length, an argmin's value and index) go through page-locked
 /// host memory: a copy into pageable memory is staged by the driver and blocks the
 /// host, while one into page-locked memory is a plain DMA that can run behind other
-/// work. One page of 16-byte slots.
+/// work. One page of 16-byte slots, mapped for the device where the driver allows, so
+/// that a kernel can write a result into a slot with no copy after it (argmin).
 const STAGING_SLOT_BYTES: usize = 16;
 const STAGING_SLOTS: usize = 256;
 
@@ -149,6 +153,7 @@ impl Context {
             stream: std::ptr::null_mut(),
             pool: std::ptr::null_mut(),
             staging: std::ptr::null_mut(),
+            staging_device: 0,
             free_slots: Mutex::new(Vec::new()),
         };
         context.bind()?;
@@ -172,11 +177,22 @@ impl Context {
             .map_err(|e| cuda_error("cuMemPoolSetAttribute", e))?;
             pool
         };
-        // SAFETY: a plain page-locked allocation, freed in Drop; without it small
-        // reads take the pageable path.
-        if let Ok(page) = unsafe { result::malloc_host(STAGING_SLOTS * STAGING_SLOT_BYTES, 0) } {
-            context.staging = page.cast();
-            context.free_slots = Mutex::new((0..STAGING_SLOTS).rev().collect());
+        // SAFETY: a page-locked allocation, mapped into the device's address space where
+        // the driver can (else plain), freed in Drop; without it small reads take the
+        // pageable path. The device address is the driver's for that page.
+        unsafe {
+            let bytes = STAGING_SLOTS * STAGING_SLOT_BYTES;
+            let mapped = result::malloc_host(bytes, sys::CU_MEMHOSTALLOC_DEVICEMAP);
+            if let Ok(page) = mapped.or_else(|_| result::malloc_host(bytes, 0)) {
+                context.staging = page.cast();
+                context.free_slots = Mutex::new((0..STAGING_SLOTS).rev().collect());
+                let mut device_address = 0;
+                if sys::cuMemHostGetDevicePointer_v2(&mut device_address, page, 0)
+                    == sys::CUresult::CUDA_SUCCESS
+                {
+                    context.staging_device = device_address;
+                }
+            }
         }
         Ok(context)
     }
@@ -228,7 +244,7 @@ impl Drop for Context {
 
 /// One 16-byte slot of the context's page-locked staging memory, returned to the free
 /// list on drop. Whoever copies into it makes sure the copy is over before then.
-struct StagingSlot {
+pub(crate) struct StagingSlot {
     context: Arc<Context>,
     index: usize,
 }
@@ -237,6 +253,11 @@ impl StagingSlot {
     fn pointer(&self) -> *mut u8 {
         // SAFETY: index < STAGING_SLOTS, so the slot lies inside the staging page.
         unsafe { self.context.staging.add(self.index * STAGING_SLOT_BYTES) }
+    }
+
+    /// The slot's address for kernels (only where the page is mapped).
+    fn device_address(&self) -> sys::CUdeviceptr {
+        self.context.staging_device + (self.index * STAGING_SLOT_BYTES) as u64
     }
 
     /// Copies `bytes` (at most a slot) from `device` into the slot, in stream order.
@@ -501,6 +522,8 @@ impl gpu::Device for CudaDevice {
     type Handle = sys::CUdeviceptr;
     type Program = CudaModule;
     type Pending = CudaPending;
+    /// A staging slot (16 bytes) of the mapped page.
+    type HostWords = StagingSlot;
 
     fn alloc(&self, bytes: usize) -> Result<CudaMemory> {
         self.context.bind()?;
@@ -548,6 +571,25 @@ impl gpu::Device for CudaDevice {
         unsafe { result::memcpy_dtoh_async(out, memory.pointer + offset as u64, self.stream()) }
             .map_err(self.err("cuMemcpyDtoHAsync"))?;
         self.sync("cuStreamSynchronize after a device-to-host copy")
+    }
+
+    fn host_words(&self) -> Option<StagingSlot> {
+        if self.context.staging_device == 0 {
+            return None;
+        }
+        self.context.take_slot()
+    }
+
+    fn host_words_handle(words: &StagingSlot) -> sys::CUdeviceptr {
+        words.device_address()
+    }
+
+    fn host_words_read(words: &StagingSlot) -> [u64; 2] {
+        let slot = words.pointer().cast::<u64>();
+        // SAFETY: the slot is 16 bytes of the page-locked page (16-byte aligned: the page
+        // is, and slots are 16 bytes), owned by this guard; the caller has waited for the
+        // kernels that write it. Volatile: the device, not this program, wrote it.
+        unsafe { [slot.read_volatile(), slot.add(1).read_volatile()] }
     }
 
     fn read_later(&self, memory: &CudaMemory, offset: usize) -> Result<CudaPending> {

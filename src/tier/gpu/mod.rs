@@ -57,6 +57,8 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     /// A 4-byte device-to-host copy in flight (see `read_later`); dropping it waits
     /// for the copy.
     type Pending;
+    /// Host memory kernels write straight into (see `host_words`).
+    type HostWords;
 
     fn alloc(&self, bytes: usize) -> Result<Self::Memory>;
     fn handle(memory: &Self::Memory) -> Self::Handle;
@@ -70,6 +72,14 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     /// The value of a `read_later` once its copy is done; `None` while it is not and
     /// `wait` is false.
     fn poll(&self, pending: &mut Self::Pending, wait: bool) -> Result<Option<u32>>;
+    /// Two page-locked 64-bit host words a kernel can write directly (CUDA's mapped
+    /// memory), for a small result the host reads after `finish` with no copy behind
+    /// the kernel; None where the tier has none (the caller then reads device memory).
+    fn host_words(&self) -> Option<Self::HostWords>;
+    /// What a kernel receives for `words`.
+    fn host_words_handle(words: &Self::HostWords) -> Self::Handle;
+    /// The words' contents (call after `finish`: the kernels that wrote them are done).
+    fn host_words_read(words: &Self::HostWords) -> [u64; 2];
     /// Sets the first `count` elements of type T to `value`.
     fn fill<T: Plain>(&self, memory: &mut Self::Memory, value: T, count: usize) -> Result<()>;
     fn copy(&self, source: &Self::Memory, target: &mut Self::Memory, bytes: usize) -> Result<()>;

@@ -239,6 +239,13 @@ impl<D: Device> Gpu<D> {
         self.keep_zeroed(&mut kept.scratch, scratch_words, false)?;
         let done = kept.done.as_ref().expect("kept above");
         let scratch = kept.scratch.as_ref().expect("kept above");
+        // The answer goes straight to host memory where the tier has some the kernel
+        // can write, else to the scratch's first two words.
+        let host_words = self.device.host_words();
+        let answer = match &host_words {
+            Some(words) => Arg::Mem(D::host_words_handle(words)),
+            None => scratch.arg(),
+        };
         self.launch(
             &program,
             "arg_partial",
@@ -251,6 +258,7 @@ impl<D: Device> Gpu<D> {
                 Arg::U32(groups as u32),
                 scratch.arg(),
                 done.arg(),
+                answer,
             ],
         )?;
         if D::built_with(&program, "ARG_LAST_GROUP") != Some(1) {
@@ -259,11 +267,20 @@ impl<D: Device> Gpu<D> {
                 "arg_final",
                 group,
                 group,
-                &[Arg::U32(groups as u32), scratch.arg()],
+                &[Arg::U32(groups as u32), scratch.arg(), answer],
             )?;
         }
-        let mut words = [0u64; 2];
-        self.read(scratch, &mut words)?;
+        let words = match &host_words {
+            Some(words) => {
+                self.finish()?;
+                D::host_words_read(words)
+            }
+            None => {
+                let mut words = [0u64; 2];
+                self.read(scratch, &mut words)?;
+                words
+            }
+        };
         drop(kept);
         let mut value = T::default();
         let size = std::mem::size_of::<T>();

@@ -243,6 +243,8 @@ impl gpu::Device for OpenClDevice {
     type Handle = cl_mem;
     type Program = OpenClProgram;
     type Pending = OpenClPending;
+    /// None: results are read from device memory.
+    type HostWords = std::convert::Infallible;
 
     fn alloc(&self, bytes: usize) -> Result<Buffer<u8>> {
         // SAFETY: no host pointer is passed (null with flags that do not use one).
@@ -281,6 +283,18 @@ impl gpu::Device for OpenClDevice {
         }
         .map_err(|e| self.cl_error("clEnqueueReadBuffer", e))?;
         Ok(())
+    }
+
+    fn host_words(&self) -> Option<Self::HostWords> {
+        None
+    }
+
+    fn host_words_handle(words: &Self::HostWords) -> cl_mem {
+        match *words {}
+    }
+
+    fn host_words_read(words: &Self::HostWords) -> [u64; 2] {
+        match *words {}
     }
 
     fn read_later(&self, memory: &Buffer<u8>, offset: usize) -> Result<OpenClPending> {
