@@ -453,7 +453,7 @@ inline void publish_aggregate(uint tile, Run aggregate, __global volatile ulong*
 }
 
 // Looks back until the run before the tile is known, publishes the tile's inclusive
-// prefix, and returns the run before the tile's value to every work-item. Each step reads
+// prefix, and returns that run's value to every work-item. Each step reads
 // the WG tiles before the last one read (work-item lid the lid-th oldest) as runs whose
 // flag says where the look-back may stop: at a tile that published its inclusive prefix
 // or whose run holds a head. Their group scan's total is then the run from the newest
