@@ -243,7 +243,8 @@ impl Drop for Context {
 }
 
 /// One 16-byte slot of the context's page-locked staging memory, returned to the free
-/// list on drop. Whoever copies into it makes sure the copy is over before then.
+/// list on drop. Whoever copies into it, or has a kernel write it (`host_words`), makes
+/// sure that is over before then.
 pub(crate) struct StagingSlot {
     context: Arc<Context>,
     index: usize,
