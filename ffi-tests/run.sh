@@ -43,7 +43,7 @@ LIBDIR="${GPUMST_FFI_LIBDIR:-$TARGET_DIR/release}"
 [[ "$LIBDIR" == /* ]] || LIBDIR="$PWD/$LIBDIR"
 
 # The test programs, in run order (test_api_static is test_api.c linked against libgpumst.a).
-TESTS=(test_api test_api_static test_errors test_primitives test_threads test_msf test_cpp)
+TESTS=(test_api test_api_static test_errors test_primitives test_threads test_msf test_files test_cpp)
 
 if [[ -n "${GPUMST_FFI_LIBDIR:-}" ]]; then
     echo "ffi-tests: using the prebuilt library in $LIBDIR"
@@ -86,6 +86,7 @@ compile test_errors "$CC" "${CFLAGS[@]}" "$HERE/test_errors.c" "${SHARED_LINK[@]
 compile test_primitives "$CC" "${CFLAGS[@]}" "$HERE/test_primitives.c" "${SHARED_LINK[@]}"
 compile test_threads "$CC" "${CFLAGS[@]}" "$HERE/test_threads.c" "${SHARED_LINK[@]}"
 compile test_msf "$CC" "${CFLAGS[@]}" "$HERE/test_msf.c" "${SHARED_LINK[@]}" -lm
+compile test_files "$CC" "${CFLAGS[@]}" -D_POSIX_C_SOURCE=200809L "$HERE/test_files.c" "${SHARED_LINK[@]}"
 compile test_cpp "$CXX" "${CXXFLAGS[@]}" "$HERE/test_cpp.cpp" "${SHARED_LINK[@]}"
 
 # The static binary must not need libgpumst.so at run time.
@@ -100,6 +101,8 @@ fi
 # Context creation must not be steered by the caller's environment, except where a
 # test sets it on purpose.
 unset GPUMST_BACKEND GPUMST_CUDA_LIBRARY GPUMST_OPENCL_LIBRARY
+# The sample graph files test_files reads.
+export GPUMST_TEST_DATA="$ROOT/tests/data"
 
 VALGRIND=(valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
           --show-leak-kinds=definite --num-callers=30

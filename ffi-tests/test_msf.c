@@ -29,6 +29,9 @@ static const int32_t W[] = {4, 2, 5, 1, 3, 7, -1, 0, 9, -1};
  * Kruskal keeps 6 (4-5), skips 9 (parallel 4-5), 3 (3-0), 1 (1-2), 4 (0-2), then 0,2
  * are inside, 5 inside, 8 (5-3) joins the two parts. */
 static const uint64_t EXPECTED[] = {1, 3, 4, 6, 8};
+/* The maximum forest, by (weight descending, id): 8(9) 5(7) 2(5) 0(4) 4(3) join,
+ * 1(2) 3(1) 7(self) 6(-1) 9(-1) close cycles. Total 28. */
+static const uint64_t EXPECTED_MAX[] = {0, 2, 4, 5, 8};
 
 static void edge_list_every_algorithm(gpumst_context *ctx)
 {
@@ -59,6 +62,38 @@ static void edge_list_every_algorithm(gpumst_context *ctx)
         CHECK(strcmp(text, "14") == 0 && len == 2, "total text %s", text);
         gpumst_forest_free(f);
     }
+}
+
+static void maximum_every_algorithm(gpumst_context *ctx)
+{
+    gpumst_graph g;
+    CHECK_STATUS(gpumst_graph_init_edge_list(&g, 7, 10, U, V, GPUMST_I32, W), GPUMST_OK);
+    gpumst_tier tier = GPUMST_TIER_AUTO;
+    CHECK_STATUS(gpumst_context_tier(ctx, &tier), GPUMST_OK);
+    for (size_t a = 0; a < sizeof ALGORITHMS / sizeof ALGORITHMS[0]; a++) {
+        gpumst_forest *f = NULL;
+        CHECK_STATUS(gpumst_msf(ctx, &g, ALGORITHMS[a], GPUMST_MSF_MAXIMUM | GPUMST_MSF_LABELS, &f), GPUMST_OK);
+        CHECK(gpumst_forest_num_edges(f) == 5, "max edges %" PRIu64, gpumst_forest_num_edges(f));
+        const uint64_t *edges = gpumst_forest_edges(f);
+        CHECK(edges != NULL && memcmp(edges, EXPECTED_MAX, sizeof EXPECTED_MAX) == 0, "algorithm %d max edges", (int)ALGORITHMS[a]);
+        CHECK(gpumst_forest_num_components(f) == 2, "max components");
+        CHECK(gpumst_forest_num_vertices(f) == 7, "vertices %" PRIu64, gpumst_forest_num_vertices(f));
+        CHECK(gpumst_forest_tier(f) == tier, "forest tier %d, context tier %d", (int)gpumst_forest_tier(f), (int)tier);
+        gpumst_total_weight t;
+        CHECK_STATUS(gpumst_forest_total_weight(f, &t), GPUMST_OK);
+        CHECK(t.is_float == 0 && t.exact_low == 28 && t.exact_high == 0, "max total %" PRIu64, t.exact_low);
+        gpumst_forest_free(f);
+    }
+    /* Equal weights still fall to the lower id; unweighted ignores MAXIMUM. */
+    const uint32_t tu[] = {0, 1, 2}, tv[] = {1, 2, 0};
+    const double tw[] = {2.0, 2.0, 2.0};
+    gpumst_graph_init_edge_list(&g, 3, 3, tu, tv, GPUMST_F64, tw);
+    gpumst_forest *f = NULL;
+    CHECK_STATUS(gpumst_msf(ctx, &g, GPUMST_ALGORITHM_AUTO, GPUMST_MSF_MAXIMUM, &f), GPUMST_OK);
+    const uint64_t *e = gpumst_forest_edges(f);
+    CHECK(gpumst_forest_num_edges(f) == 2 && e[0] == 0 && e[1] == 1, "max ties by id");
+    gpumst_forest_free(f);
+    CHECK(gpumst_forest_tier(NULL) == GPUMST_TIER_AUTO && gpumst_forest_num_vertices(NULL) == 0, "NULL forest");
 }
 
 static void csr_and_flags(gpumst_context *ctx)
@@ -197,6 +232,7 @@ int main(void)
     if (!ctx)
         return check_summary("test_msf");
     edge_list_every_algorithm(ctx);
+    maximum_every_algorithm(ctx);
     csr_and_flags(ctx);
     wide_integer_totals(ctx);
     errors(ctx);

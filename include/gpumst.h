@@ -32,12 +32,20 @@
 // gpumst_msf flag: ignore the weights (the spanning forest of lowest edge ids).
 #define GPUMST_MSF_UNWEIGHTED 2
 
+// gpumst_msf flag: the maximum spanning forest, under the (weight descending, edge id
+// ascending) order (equal weights still fall to the lower id).
+#define GPUMST_MSF_MAXIMUM 4
+
 // An opened library context (opaque). Any function may be called on the same
 // context from several threads at once.
 typedef struct gpumst_context gpumst_context;
 
 // A computed forest (opaque); release it with gpumst_forest_free.
 typedef struct gpumst_forest gpumst_forest;
+
+// A graph read from a file (opaque). Its arrays belong to the library and stay valid
+// until gpumst_graph_file_free.
+typedef struct gpumst_graph_file gpumst_graph_file;
 
 // Outcome of a call. `GPUMST_OK` is 0; on any other status the context (if any)
 // holds a message: `gpumst_context_last_error`.
@@ -69,6 +77,9 @@ typedef int32_t gpumst_scan_op;
 // segment starts with the identity (0 for SUM, the type's max / +inf for MIN, the
 // type's min / -inf for MAX).
 typedef int32_t gpumst_scan_kind;
+
+// Graph file format for gpumst_graph_file_read.
+typedef int32_t gpumst_file_format;
 
 // How a gpumst_graph is laid out.
 typedef int32_t gpumst_graph_kind;
@@ -159,6 +170,22 @@ typedef struct gpumst_total_weight {
 #define GPUMST_INCLUSIVE 0
 
 #define GPUMST_EXCLUSIVE 1
+
+// From the file name: .gr DIMACS, .mtx Matrix Market, .egr ECL binary, anything else
+// an edge list (a trailing .gz or .xz is looked through).
+#define GPUMST_FORMAT_AUTO 0
+
+// 9th DIMACS challenge shortest-path format (`p sp N M`, `a U V W`), 1-based ids.
+#define GPUMST_FORMAT_DIMACS 1
+
+// Matrix Market coordinate (general or symmetric; integer, real or pattern), 1-based.
+#define GPUMST_FORMAT_MTX 2
+
+// Plain edge list: `u v [w]` lines, 0-based, `#` and `%` comments.
+#define GPUMST_FORMAT_EDGELIST 3
+
+// ECL's binary CSR (int32 n, m, offsets[n+1], targets[m], optional weights[m]).
+#define GPUMST_FORMAT_EGR 4
 
 // Edge i joins u[i] and v[i]; its id is i.
 #define GPUMST_GRAPH_EDGE_LIST 0
@@ -263,6 +290,33 @@ gpumst_status gpumst_segmented_argmin(struct gpumst_context *ctx, gpumst_dtype d
 // As gpumst_segmented_argmin, for the maximum; empty segments get the type's minimum.
 gpumst_status gpumst_segmented_argmax(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, const uint64_t *offsets, uint64_t num_segments, void *values, uint64_t *indices);
 
+// Reads a graph file with the library's readers: DIMACS .gr, Matrix Market .mtx,
+// plain edge lists and ECL .egr, each optionally .gz or .xz compressed — the formats,
+// edge numbering and errors of `gpumst msf`. Edge i of the result is the i-th edge
+// of the file (a file listing both arcs of an edge gives one edge, numbered by its
+// first arc). On failure `*out` is NULL and the reason (for malformed data,
+// "FILE:LINE: what was wrong") is written to `error` as for gpumst_context_create:
+// GPUMST_INVALID_ARGUMENT when the file cannot be opened, GPUMST_INVALID_GRAPH when
+// its contents are malformed.
+gpumst_status gpumst_graph_file_read(const char *path, gpumst_file_format format, struct gpumst_graph_file **out, char *error, size_t error_capacity);
+
+// Releases a graph file. NULL is ignored.
+void gpumst_graph_file_free(struct gpumst_graph_file *file);
+
+// Fills `graph` with an edge-list view of the file's arrays (u, v, and weights of
+// the type the file holds, NULL when it has none), valid until gpumst_graph_file_free.
+// Integer weights come in the narrowest of u32, i64 and u64 that holds them (.egr
+// files: i32); real weights as f64.
+gpumst_status gpumst_graph_file_view(const struct gpumst_graph_file *file, struct gpumst_graph *graph);
+
+// The format the file was read as (never GPUMST_FORMAT_AUTO; GPUMST_FORMAT_AUTO for
+// NULL).
+gpumst_file_format gpumst_graph_file_format(const struct gpumst_graph_file *file);
+
+// What to add to a 0-based vertex id to get the file's own id: 1 for DIMACS and
+// Matrix Market, 0 for edge lists and .egr (and for NULL).
+uint32_t gpumst_graph_file_vertex_base(const struct gpumst_graph_file *file);
+
 // Fills `graph` as an edge-list view: edge i joins u[i] and v[i] (vertex ids below
 // num_vertices) with weight ((weight_type*)weights)[i]; `weights` may be NULL.
 gpumst_status gpumst_graph_init_edge_list(struct gpumst_graph *graph, uint64_t num_vertices, uint64_t num_edges, const uint32_t *u, const uint32_t *v, gpumst_dtype weight_type, const void *weights);
@@ -276,7 +330,7 @@ gpumst_status gpumst_graph_init_csr(struct gpumst_graph *graph, uint64_t num_ver
 // first (ids in range, CSR offsets and symmetry, no NaN weight); a violation is
 // GPUMST_INVALID_GRAPH with a message naming the first offending index. Self-loops
 // are ignored; parallel edges are allowed. On success `*forest` owns the result.
-// `flags`: GPUMST_MSF_LABELS, GPUMST_MSF_UNWEIGHTED.
+// `flags`: GPUMST_MSF_LABELS, GPUMST_MSF_UNWEIGHTED, GPUMST_MSF_MAXIMUM.
 gpumst_status gpumst_msf(struct gpumst_context *ctx, const struct gpumst_graph *graph, gpumst_algorithm algorithm, uint32_t flags, struct gpumst_forest **forest);
 
 // Releases a forest. NULL is ignored.
@@ -288,6 +342,12 @@ uint64_t gpumst_forest_num_edges(const struct gpumst_forest *forest);
 // The forest's edge ids, ascending (gpumst_forest_num_edges of them), valid until
 // gpumst_forest_free. NULL for a NULL forest.
 const uint64_t *gpumst_forest_edges(const struct gpumst_forest *forest);
+
+// The tier that computed the forest (GPUMST_TIER_AUTO for NULL).
+gpumst_tier gpumst_forest_tier(const struct gpumst_forest *forest);
+
+// Number of vertices of the graph the forest spans (0 for NULL).
+uint64_t gpumst_forest_num_vertices(const struct gpumst_forest *forest);
 
 // Number of connected components, isolated vertices included (0 for NULL).
 uint64_t gpumst_forest_num_components(const struct gpumst_forest *forest);

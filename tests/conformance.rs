@@ -95,12 +95,27 @@ macro_rules! float_ref {
 }
 float_ref!(f32, f64);
 
-/// Naive sequential Kruskal: sort edge ids by (weight, id), union-find without
-/// tricks. Returns the forest's ids ascending and the component count.
-fn reference<W: RefWeight>(n: usize, u: &[u32], v: &[u32], w: Option<&[W]>) -> (Vec<u64>, usize) {
+/// Naive sequential Kruskal: sort edge ids by (weight, id) — for a maximum forest by
+/// (weight descending, id) — and union-find without tricks. Returns the forest's ids
+/// ascending and the component count.
+fn reference<W: RefWeight>(
+    n: usize,
+    u: &[u32],
+    v: &[u32],
+    w: Option<&[W]>,
+    maximum: bool,
+) -> (Vec<u64>, usize) {
     let mut order: Vec<usize> = (0..u.len()).collect();
     if let Some(w) = w {
-        order.sort_by(|&a, &b| w[a].cmp_weight(&w[b]).then(a.cmp(&b)));
+        order.sort_by(|&a, &b| {
+            let by_weight = w[a].cmp_weight(&w[b]);
+            let by_weight = if maximum {
+                by_weight.reverse()
+            } else {
+                by_weight
+            };
+            by_weight.then(a.cmp(&b))
+        });
     }
     let mut parent: Vec<usize> = (0..n).collect();
     fn find(parent: &mut [usize], mut x: usize) -> usize {
@@ -125,8 +140,8 @@ fn reference<W: RefWeight>(n: usize, u: &[u32], v: &[u32], w: Option<&[W]>) -> (
     (forest, components)
 }
 
-/// Checks every algorithm on every tier against the reference, on an edge list and
-/// on the equivalent CSR.
+/// Checks every algorithm on every tier against the reference, minimum and maximum
+/// forests, on an edge list and on the equivalent CSR.
 fn check<W: RefWeight + 'static>(
     name: &str,
     n: usize,
@@ -135,7 +150,22 @@ fn check<W: RefWeight + 'static>(
     w: Option<&[W]>,
     wrap: fn(&[W]) -> Weights<'_>,
 ) {
-    let (expected, components) = reference(n, u, v, w);
+    for maximum in [false, true] {
+        check_order(name, n, u, v, w, wrap, maximum);
+    }
+}
+
+fn check_order<W: RefWeight + 'static>(
+    name: &str,
+    n: usize,
+    u: &[u32],
+    v: &[u32],
+    w: Option<&[W]>,
+    wrap: fn(&[W]) -> Weights<'_>,
+    maximum: bool,
+) {
+    let name = &format!("{name}{}", if maximum { " (maximum)" } else { "" });
+    let (expected, components) = reference(n, u, v, w, maximum);
     let expected_total = match w {
         Some(w) => W::total(&expected.iter().map(|&e| w[e as usize]).collect::<Vec<_>>()),
         None => TotalWeight::Int(expected.len() as i128),
@@ -151,7 +181,8 @@ fn check<W: RefWeight + 'static>(
             let options = MsfOptions {
                 algorithm,
                 labels: true,
-                unweighted: false,
+                maximum,
+                ..MsfOptions::default()
             };
             let Some(forest) = solve(&ctx, &edge_list, &options, name) else {
                 continue;
@@ -162,12 +193,13 @@ fn check<W: RefWeight + 'static>(
                 "{name}: {algorithm} on {} differs from Kruskal",
                 ctx.tier()
             );
+            assert_eq!(forest.tier, ctx.tier(), "{name} {algorithm}: tier");
             assert_eq!(forest.num_components, components, "{name} {algorithm}");
             assert_eq!(forest.total_weight, expected_total, "{name} {algorithm}");
             check_labels(name, n, u, v, &forest);
         }
     }
-    check_csr(name, n, u, v, w, wrap, &expected);
+    check_csr(name, n, u, v, w, wrap, maximum);
 }
 
 /// Labels: the smallest vertex of each component, consistent with the forest.
@@ -207,8 +239,9 @@ fn check_csr<W: RefWeight + 'static>(
     v: &[u32],
     w: Option<&[W]>,
     wrap: fn(&[W]) -> Weights<'_>,
-    expected: &[u64],
+    maximum: bool,
 ) {
+    let (expected, _) = reference(n, u, v, w, maximum);
     let mut entries: Vec<(u32, u32, usize)> = Vec::new();
     for e in 0..u.len() {
         if u[e] != v[e] {
@@ -240,7 +273,7 @@ fn check_csr<W: RefWeight + 'static>(
     let fu: Vec<u32> = forward.iter().map(|&p| entries[p].0).collect();
     let fv: Vec<u32> = forward.iter().map(|&p| entries[p].1).collect();
     let fw: Option<Vec<W>> = w.map(|w| forward.iter().map(|&p| w[entries[p].2]).collect());
-    let (expected_csr, _) = reference(n, &fu, &fv, fw.as_deref());
+    let (expected_csr, _) = reference(n, &fu, &fv, fw.as_deref(), maximum);
     let expected_csr: Vec<u64> = expected_csr
         .iter()
         .map(|&i| forward[i as usize] as u64)
@@ -254,6 +287,7 @@ fn check_csr<W: RefWeight + 'static>(
         for algorithm in Algorithm::ALL {
             let options = MsfOptions {
                 algorithm,
+                maximum,
                 ..MsfOptions::default()
             };
             let Some(forest) = solve(&ctx, &graph, &options, &format!("{name} CSR")) else {
@@ -537,7 +571,7 @@ fn concurrent_calls_on_one_context_agree() {
     let (u, v) = random_graph(20_000, 150_000, 77);
     let mut s = Stream(5);
     let w: Vec<u32> = (0..u.len()).map(|_| s.below(5000)).collect();
-    let (expected, _) = reference(20_000, &u, &v, Some(&w));
+    let (expected, _) = reference(20_000, &u, &v, Some(&w), false);
     let graph = Graph::EdgeList {
         num_vertices: 20_000,
         u: &u,
@@ -651,7 +685,7 @@ fn out_of_memory_on(ctx: &Context, limit: usize) {
         v: &v,
         weights: None,
     };
-    let (expected, _) = reference::<u32>(100, &u, &v, None);
+    let (expected, _) = reference::<u32>(100, &u, &v, None, false);
     assert_eq!(
         ctx.msf(&graph, &MsfOptions::default()).unwrap().edges,
         expected

@@ -264,6 +264,9 @@ struct MsfRun {
     /// Ignore weights: the spanning forest of lowest edge ids.
     #[arg(long)]
     unweighted: bool,
+    /// The maximum spanning forest (heaviest edges first; equal weights by lower edge id).
+    #[arg(long)]
+    maximum: bool,
     /// CPU threads (0 = all cores).
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -297,6 +300,7 @@ fn msf(run: &MsfRun) -> gpumst::Result<()> {
         algorithm: run.algorithm,
         labels: false,
         unweighted: run.unweighted,
+        maximum: run.maximum,
     };
     let baseline = HEAP_IN_USE.load(Ordering::Relaxed);
     HEAP_PEAK.store(baseline, Ordering::Relaxed);
@@ -333,6 +337,7 @@ fn msf(run: &MsfRun) -> gpumst::Result<()> {
             "backend": backend.name(),
             "device": ctx.device_name(),
             "algorithm": run.algorithm.name(),
+            "maximum": run.maximum,
             "vertices": graph.num_vertices,
             "edges": graph.num_edges(),
             "forest_edges": forest.edges.len(),
@@ -358,7 +363,8 @@ fn msf(run: &MsfRun) -> gpumst::Result<()> {
             loaded.format
         );
         println!(
-            "minimum spanning forest ({} on the {} tier, {}): {} edges, {} component(s), total weight {}",
+            "{} spanning forest ({} on the {} tier, {}): {} edges, {} component(s), total weight {}",
+            if run.maximum { "maximum" } else { "minimum" },
             run.algorithm,
             backend,
             ctx.device_name(),

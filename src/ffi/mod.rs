@@ -9,9 +9,11 @@
 // Every entry point documents its contract in the generated header instead.
 #![allow(clippy::missing_safety_doc)]
 
+mod file;
 mod memory;
 mod msf;
 
+pub use file::*;
 pub use msf::*;
 
 use std::ffi::{c_char, c_void};
@@ -291,31 +293,44 @@ pub unsafe extern "C" fn gpumst_context_create(
     error: *mut c_char,
     error_capacity: usize,
 ) -> gpumst_status {
+    reporting_to_buffer(error, error_capacity, "creating the context", || {
+        if out.is_null() {
+            return Err(Error::invalid_argument("out is NULL"));
+        }
+        // SAFETY: checked non-NULL; the caller passes a writable pointer slot.
+        unsafe { *out = std::ptr::null_mut() };
+        let opts = read_options(options)?;
+        let context = Context::new(&opts)?;
+        let handle = Box::new(gpumst_context {
+            inner: context,
+            last_error: Mutex::new(String::new()),
+        });
+        // SAFETY: as above.
+        unsafe { *out = Box::into_raw(handle) };
+        Ok(())
+    })
+}
+
+/// Runs `body` for a function that has no context to keep its message (context
+/// creation, file reading): the message of a failure, or of a caught panic while
+/// `doing`, goes into the caller's `error` buffer (NUL-terminated, truncated to
+/// `error_capacity`); success writes an empty string there.
+fn reporting_to_buffer(
+    error: *mut c_char,
+    error_capacity: usize,
+    doing: &str,
+    body: impl FnOnce() -> Result<()>,
+) -> gpumst_status {
     let mut message = String::new();
     let status = without_context(|| {
-        let result = (|| {
-            if out.is_null() {
-                return Err(Error::invalid_argument("out is NULL"));
-            }
-            // SAFETY: checked non-NULL; the caller passes a writable pointer slot.
-            unsafe { *out = std::ptr::null_mut() };
-            let opts = read_options(options)?;
-            let context = Context::new(&opts)?;
-            let handle = Box::new(gpumst_context {
-                inner: context,
-                last_error: Mutex::new(String::new()),
-            });
-            // SAFETY: as above.
-            unsafe { *out = Box::into_raw(handle) };
-            Ok(())
-        })();
+        let result = body();
         if let Err(e) = &result {
             message = e.message().to_string();
         }
         result
     });
     if status == GPUMST_INTERNAL && message.is_empty() {
-        message = "internal error: panic while creating the context".into();
+        message = format!("internal error: panic while {doing}");
     }
     if !error.is_null() && error_capacity > 0 {
         // SAFETY: the caller promises `error` has room for `error_capacity` bytes.

@@ -4,8 +4,8 @@ use std::ffi::{c_char, c_void};
 
 use super::memory::input_slice;
 use super::{
-    copy_out_string, dtype_from_c, gpumst_context, gpumst_dtype, gpumst_status, with_context,
-    without_context,
+    copy_out_string, dtype_from_c, gpumst_context, gpumst_dtype, gpumst_status, gpumst_tier,
+    tier_to_c, with_context, without_context, GPUMST_TIER_AUTO,
 };
 use super::{GPUMST_INVALID_ARGUMENT, GPUMST_OK};
 use crate::graph::{Graph, Weights};
@@ -39,6 +39,9 @@ pub const GPUMST_ALGORITHM_KRUSKAL: gpumst_algorithm = 4;
 pub const GPUMST_MSF_LABELS: u32 = 1;
 /// gpumst_msf flag: ignore the weights (the spanning forest of lowest edge ids).
 pub const GPUMST_MSF_UNWEIGHTED: u32 = 2;
+/// gpumst_msf flag: the maximum spanning forest, under the (weight descending, edge id
+/// ascending) order (equal weights still fall to the lower id).
+pub const GPUMST_MSF_MAXIMUM: u32 = 4;
 
 /// A graph viewed over caller memory (read during the call only). Fill it with
 /// gpumst_graph_init_edge_list or gpumst_graph_init_csr.
@@ -237,7 +240,7 @@ fn algorithm_from_c(algorithm: gpumst_algorithm) -> Result<Algorithm> {
 /// first (ids in range, CSR offsets and symmetry, no NaN weight); a violation is
 /// GPUMST_INVALID_GRAPH with a message naming the first offending index. Self-loops
 /// are ignored; parallel edges are allowed. On success `*forest` owns the result.
-/// `flags`: GPUMST_MSF_LABELS, GPUMST_MSF_UNWEIGHTED.
+/// `flags`: GPUMST_MSF_LABELS, GPUMST_MSF_UNWEIGHTED, GPUMST_MSF_MAXIMUM.
 #[no_mangle]
 pub unsafe extern "C" fn gpumst_msf(
     ctx: *mut gpumst_context,
@@ -255,7 +258,7 @@ pub unsafe extern "C" fn gpumst_msf(
         // SAFETY: the caller passes NULL or a readable gpumst_graph.
         let raw =
             unsafe { graph.as_ref() }.ok_or_else(|| Error::invalid_argument("graph is NULL"))?;
-        if flags & !(GPUMST_MSF_LABELS | GPUMST_MSF_UNWEIGHTED) != 0 {
+        if flags & !(GPUMST_MSF_LABELS | GPUMST_MSF_UNWEIGHTED | GPUMST_MSF_MAXIMUM) != 0 {
             return Err(Error::invalid_argument(format!(
                 "flags = {flags:#x} has unknown bits"
             )));
@@ -266,6 +269,7 @@ pub unsafe extern "C" fn gpumst_msf(
             algorithm: algorithm_from_c(algorithm)?,
             labels: flags & GPUMST_MSF_LABELS != 0,
             unweighted: flags & GPUMST_MSF_UNWEIGHTED != 0,
+            maximum: flags & GPUMST_MSF_MAXIMUM != 0,
         };
         let result = c.msf(&view, &options)?;
         // SAFETY: as above.
@@ -299,6 +303,18 @@ pub unsafe extern "C" fn gpumst_forest_num_edges(forest: *const gpumst_forest) -
 #[no_mangle]
 pub unsafe extern "C" fn gpumst_forest_edges(forest: *const gpumst_forest) -> *const u64 {
     forest_ref(forest).map_or(std::ptr::null(), |f| f.edges.as_ptr())
+}
+
+/// The tier that computed the forest (GPUMST_TIER_AUTO for NULL).
+#[no_mangle]
+pub unsafe extern "C" fn gpumst_forest_tier(forest: *const gpumst_forest) -> gpumst_tier {
+    forest_ref(forest).map_or(GPUMST_TIER_AUTO, |f| tier_to_c(f.tier))
+}
+
+/// Number of vertices of the graph the forest spans (0 for NULL).
+#[no_mangle]
+pub unsafe extern "C" fn gpumst_forest_num_vertices(forest: *const gpumst_forest) -> u64 {
+    forest_ref(forest).map_or(0, |f| f.num_vertices as u64)
 }
 
 /// Number of connected components, isolated vertices included (0 for NULL).

@@ -21,7 +21,7 @@ use crate::graph::{Graph, Weights};
 use crate::tier::cuda::CudaTier;
 use crate::tier::gpu::{self, Device, Gpu};
 use crate::tier::opencl::OpenClTier;
-use crate::{Error, Result};
+use crate::{Error, Result, Tier};
 pub(crate) use prepare::DeviceKeys;
 use prepare::{Prepared, Priority, WeightKey};
 use union_find::UnionFind;
@@ -128,6 +128,8 @@ pub struct Forest {
     pub labels: Option<Vec<u32>>,
     /// Set when a GPU tier computed the forest.
     pub device_timings: Option<DeviceTimings>,
+    /// The tier that ran the call.
+    pub tier: Tier,
 }
 
 impl PartialEq for Forest {
@@ -148,6 +150,9 @@ pub struct MsfOptions {
     pub labels: bool,
     /// Ignore weights: the spanning forest of lowest edge ids.
     pub unweighted: bool,
+    /// The maximum spanning forest instead: edges ordered by (weight descending, edge
+    /// id ascending), so ties still fall to the lower id.
+    pub maximum: bool,
 }
 
 impl Default for MsfOptions {
@@ -156,6 +161,7 @@ impl Default for MsfOptions {
             algorithm: Algorithm::Auto,
             labels: false,
             unweighted: false,
+            maximum: false,
         }
     }
 }
@@ -203,6 +209,16 @@ pub(crate) enum Solver<'a> {
     Cpu,
     OpenCl(&'a OpenClTier),
     Cuda(&'a CudaTier),
+}
+
+impl Solver<'_> {
+    fn tier(self) -> Tier {
+        match self {
+            Solver::Cpu => Tier::Cpu,
+            Solver::OpenCl(_) => Tier::OpenCl,
+            Solver::Cuda(_) => Tier::Cuda,
+        }
+    }
 }
 
 /// The edges an MSF device kernel sees: endpoints and weight keys by position.
@@ -258,7 +274,7 @@ pub(crate) fn minimum_spanning_forest(
         }
     };
     let (edges, num_vertices, device_timings) =
-        with_weights!(weights, w => solve_typed(ends, w, options.algorithm, solver))?;
+        with_weights!(weights, w => solve_typed(ends, w, options, solver))?;
     let total_weight = with_weights!(weights, w => total_weight(w, &edges));
     let num_components = num_vertices - edges.len();
     let labels = options
@@ -271,6 +287,7 @@ pub(crate) fn minimum_spanning_forest(
         total_weight,
         labels,
         device_timings,
+        tier: solver.tier(),
     })
 }
 
@@ -279,15 +296,17 @@ fn solve_on_gpu<D: Device, W: WeightKey>(
     tier: &Gpu<D>,
     ends: prepare::Endpoints<'_>,
     weights: Option<&[W]>,
-    algorithm: Algorithm,
+    options: &MsfOptions,
 ) -> Result<(Vec<u64>, usize, Option<DeviceTimings>)> {
     let m = ends.u.len();
+    let order = prepare::KeyOrder::of(options);
     let problem = DeviceProblem {
         num_vertices: ends.num_vertices,
         u: &ends.u,
         v: &ends.v,
-        keys: prepare::device_keys(weights, ends.ids.as_deref(), m)?,
+        keys: prepare::device_keys(weights, ends.ids.as_deref(), m, order)?,
     };
+    let algorithm = options.algorithm;
     let (positions, timings) = gpu::msf::solve(tier, &problem, algorithm)?;
     Ok((
         chosen_ids(m, positions, ends.ids.as_deref()),
@@ -301,22 +320,22 @@ fn solve_on_gpu<D: Device, W: WeightKey>(
 fn solve_typed<W: WeightKey>(
     ends: prepare::Endpoints<'_>,
     weights: Option<&[W]>,
-    algorithm: Algorithm,
+    options: &MsfOptions,
     solver: Solver<'_>,
 ) -> Result<(Vec<u64>, usize, Option<DeviceTimings>)> {
     let m = ends.u.len();
-    if algorithm != Algorithm::Kruskal {
+    if options.algorithm != Algorithm::Kruskal {
         match solver {
-            Solver::OpenCl(tier) => return solve_on_gpu(tier, ends, weights, algorithm),
-            Solver::Cuda(tier) => return solve_on_gpu(tier, ends, weights, algorithm),
+            Solver::OpenCl(tier) => return solve_on_gpu(tier, ends, weights, options),
+            Solver::Cuda(tier) => return solve_on_gpu(tier, ends, weights, options),
             Solver::Cpu => {}
         }
     }
     // Strictly below 2^32 positions, so no packed priority can equal `Priority::NONE`.
     let (edges, n) = if (weights.is_none() || W::NARROW) && (m as u64) < 1 << 32 {
-        solve::<u64, W>(ends, weights, algorithm)?
+        solve::<u64, W>(ends, weights, options)?
     } else {
-        solve::<u128, W>(ends, weights, algorithm)?
+        solve::<u128, W>(ends, weights, options)?
     };
     Ok((edges, n, None))
 }
@@ -324,9 +343,10 @@ fn solve_typed<W: WeightKey>(
 fn solve<P: Priority, W: WeightKey>(
     ends: prepare::Endpoints<'_>,
     weights: Option<&[W]>,
-    algorithm: Algorithm,
+    options: &MsfOptions,
 ) -> Result<(Vec<u64>, usize)> {
     let m = ends.u.len();
+    let algorithm = options.algorithm;
     // Borůvka, Prim and strut keep edge positions in 4-byte entries.
     if matches!(
         algorithm,
@@ -337,7 +357,8 @@ fn solve<P: Priority, W: WeightKey>(
             "the {algorithm} algorithm handles fewer than 2^32 - 1 edges (this graph has {m}); use auto or kruskal"
         )));
     }
-    let priority = prepare::priorities::<P, W>(weights, ends.ids.as_deref(), m)?;
+    let order = prepare::KeyOrder::of(options);
+    let priority = prepare::priorities::<P, W>(weights, ends.ids.as_deref(), m, order)?;
     let ids = ends.ids;
     let prepared = Prepared {
         num_vertices: ends.num_vertices,
@@ -478,7 +499,7 @@ mod tests {
                     &MsfOptions {
                         algorithm,
                         labels: true,
-                        unweighted: false,
+                        ..MsfOptions::default()
                     },
                     Solver::Cpu,
                 )

@@ -160,6 +160,36 @@ impl WeightKey for f64 {
     }
 }
 
+/// Which way weights are ordered: ascending for a minimum spanning forest, descending
+/// for a maximum one. Either way, equal weights fall to the lower edge id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeyOrder {
+    Ascending,
+    Descending,
+}
+
+impl KeyOrder {
+    pub(crate) fn of(options: &crate::msf::MsfOptions) -> KeyOrder {
+        if options.maximum {
+            KeyOrder::Descending
+        } else {
+            KeyOrder::Ascending
+        }
+    }
+
+    /// The key the algorithms compare for `w`: its order-preserving image, or for a
+    /// descending order that image complemented within its width (32 bits for narrow
+    /// types, so it still fits the narrow priorities).
+    #[inline(always)]
+    fn key<W: WeightKey>(self, w: W) -> u64 {
+        match (self, W::NARROW) {
+            (KeyOrder::Ascending, _) => w.key(),
+            (KeyOrder::Descending, true) => !w.key() & 0xFFFF_FFFF,
+            (KeyOrder::Descending, false) => !w.key(),
+        }
+    }
+}
+
 /// Edges ready for an algorithm, in ascending edge-id order. Self-loops are kept
 /// (algorithms skip them) so positions stay aligned with the caller's ids.
 pub(crate) struct Prepared<'a, P> {
@@ -405,6 +435,7 @@ pub(crate) fn priorities<P: Priority, W: WeightKey>(
     weights: Option<&[W]>,
     ids: Option<&[u64]>,
     num_edges: usize,
+    order: KeyOrder,
 ) -> Result<Vec<P>> {
     let Some(weights) = weights else {
         return Ok((0..num_edges)
@@ -416,7 +447,7 @@ pub(crate) fn priorities<P: Priority, W: WeightKey>(
     let weight_of = |i: usize| weights[ids.map_or(i, |ids| ids[i] as usize)];
     Ok((0..num_edges)
         .into_par_iter()
-        .map(|i| P::new(weight_of(i).key(), i))
+        .map(|i| P::new(order.key(weight_of(i)), i))
         .collect())
 }
 
@@ -450,12 +481,13 @@ pub(crate) fn device_keys<W: WeightKey>(
     weights: Option<&[W]>,
     ids: Option<&[u64]>,
     num_edges: usize,
+    order: KeyOrder,
 ) -> Result<Option<DeviceKeys>> {
     let Some(weights) = weights else {
         return Ok(None);
     };
     reject_nan(weights, ids, num_edges)?;
-    let key_of = |i: usize| weights[ids.map_or(i, |ids| ids[i] as usize)].key();
+    let key_of = |i: usize| order.key(weights[ids.map_or(i, |ids| ids[i] as usize)]);
     Ok(Some(if W::NARROW {
         DeviceKeys::Narrow(
             (0..num_edges)
@@ -494,6 +526,18 @@ mod tests {
         }
         assert!((-1i32).key() < 0i32.key());
         assert!(i32::MIN.key() < i32::MAX.key());
+    }
+
+    #[test]
+    fn descending_keys_reverse_the_order_within_their_width() {
+        let d = KeyOrder::Descending;
+        assert!(d.key(5u32) < d.key(4u32));
+        assert!(d.key(u32::MAX) < d.key(0u32));
+        assert!(d.key(0u32) <= 0xFFFF_FFFF, "narrow keys stay 32-bit");
+        assert!(d.key(1.5f32) < d.key(-2.0f32));
+        assert_eq!(d.key(-0.0f64), d.key(0.0f64));
+        assert!(d.key(f64::INFINITY) < d.key(f64::NEG_INFINITY));
+        assert!(d.key(i64::MAX) < d.key(i64::MIN));
     }
 
     #[test]
