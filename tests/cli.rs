@@ -109,6 +109,38 @@ fn forest_edges_are_written_in_the_files_numbering() {
 }
 
 #[test]
+fn maximum_forests_from_the_command_line() {
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/small.gr");
+    let out_path = scratch("small-maximum.txt");
+    for algorithm in ["auto", "boruvka", "prim", "strut", "kruskal"] {
+        let out = gpumst(&[
+            "msf",
+            small.to_str().unwrap(),
+            "--maximum",
+            "--algorithm",
+            algorithm,
+            "--edges-out",
+            out_path.to_str().unwrap(),
+            "--json",
+        ]);
+        let r = json_of(&out);
+        // Heaviest first: 0 (1-2,7) joins, 2 (1-2,7) and 4 (2-1,5) close cycles, then
+        // 1 (2-3,3) and 5 (5-3,1) join.
+        assert_eq!(r["maximum"], true);
+        assert_eq!(r["forest_edges"], 3, "{algorithm}");
+        assert_eq!(r["total_weight"], 11, "{algorithm}");
+        let text = std::fs::read_to_string(&out_path).unwrap();
+        assert_eq!(text, "1 2 7\n2 3 3\n5 3 1\n", "{algorithm}");
+    }
+    let out = gpumst(&["msf", small.to_str().unwrap(), "--maximum"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("maximum spanning forest") && stdout.contains("total weight 11"),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn generated_graphs_round_trip_and_agree_across_algorithms() {
     for (kind, args, file) in [
         (
