@@ -22,6 +22,9 @@
 #                                    # CUDA argmin sweep, then bench on both tiers
 #   bash scripts/device.sh primitives # there: primitive suite, primitive timings on both
 #                                    # tiers, argmin and segmented argmin sweeps
+#   bash scripts/device.sh python    # there: the Python package's tests (bindings/python)
+#                                    # on every tier found, CUDA included, with the carried
+#                                    # libgpumst and the machine's own numpy/scipy/networkx
 #   bash scripts/device.sh variants  # there: CUDA primitive timings at 2^28 and the scan
 #                                    # and arg-reduction tests with each kernel variant in
 #                                    # device-carry/variants/*.ptx.xz (GPUMST_CUDA_KERNELS;
@@ -63,6 +66,9 @@ for line in sys.stdin:
     # PTX bundle: all of them travel compressed and setup_there unpacks them.
     xz -T0 "$CARRY"/bin/* "$CARRY"/libgpumst/*
     cp ../shared/data/NY.gr.xz ../shared/data/BAY.gr.xz "$CARRY/data/"
+    # The Python package as a wheel (cp39-abi3: it installs on the machine's Python).
+    rm -rf bindings/python/build
+    python3 -m pip wheel --quiet --no-deps -w "$CARRY/wheels" ./bindings/python
     # An ICD loader in case the device machine has none (used only there if so).
     mkdir -p "$CARRY/lib" "$CARRY/deb"
     (cd "$CARRY/deb" && apt-get download ocl-icd-libopencl1 >/dev/null 2>&1) &&
@@ -173,6 +179,22 @@ cuda_tests_there() {
         echo "== CUDA: C and C++ ffi-tests against the CUDA tier (auto picks it)"
         GPUMST_FFI_EXPECT_TIER=cuda GPUMST_FFI_LIBDIR="$CARRY/libgpumst" GPUMST_NO_VALGRIND=1 bash ffi-tests/run.sh 2>&1 | grep -E "FAIL|passed|failed" || status=1
     } 2>&1 | tee -a "$OUT/test.log"
+    return $status
+}
+
+# The Python package (the carried wheel, with the machine's own numpy, scipy, networkx and
+# pytest): its tests on every tier found, CUDA included, then NetworkX's own tree tests
+# through the backend.
+python_there() {
+    local site=/tmp/gpumst-site status=0
+    {
+        python3 -c 'import sys, numpy, scipy, networkx, pytest; print(sys.version.split()[0], "numpy", numpy.__version__, "scipy", scipy.__version__, "networkx", networkx.__version__)'
+        python3 -m pip install -q --no-index --no-deps --no-compile --target "$site" "$CARRY"/wheels/gpumst-*.whl
+        PYTHONPATH="$site" timeout -k 5 400 python3 -m pytest -q -rs -p no:cacheprovider bindings/python/tests || status=1
+        GPUMST_NX_MIN_TESTS=50 NETWORKX_TEST_BACKEND=gpumst NETWORKX_FALLBACK_TO_NX=True \
+            PYTHONPATH="$site:$PWD/bindings/python/tests" timeout -k 5 120 \
+            python3 -m pytest -q -p no:cacheprovider -p nx_backend_counter --pyargs networkx.algorithms.tree || status=1
+    } 2>&1 | tee -a "$OUT/python.log"
     return $status
 }
 
@@ -337,6 +359,7 @@ cuda)
     ;;
 build) build ;;
 test) setup_there && test_there ;;
+python) setup_there && python_there ;;
 bench) shift; setup_there && bench_there "$@" && bench_there --tier cuda "$@" && cub_there ;;
 all)
     setup_there && { test_there || echo "device.sh: tests FAILED"; }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test of the project: formatting, lints, unit/property/integration tests, the
-# generated-header check, the README's C example, and the C/C++ ffi-tests under valgrind.
+# generated-header check, the README's C example, the C/C++ ffi-tests under valgrind, and
+# the Python package (scripts/test_python.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,3 +38,5 @@ gcc -std=c11 -Wall -Wextra -Werror -I include target/readme-example/example.c \
 target/readme-example/example
 echo "== ffi-tests (C and C++ against include/gpumst.h, under valgrind)"
 bash ffi-tests/run.sh
+echo "== Python package (bindings/python): wheel, clean environment, tests, NetworkX's tests"
+bash scripts/test_python.sh
