@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import gc
 import math
-import operator
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from itertools import chain, repeat
 from typing import Any
@@ -118,7 +117,7 @@ class GpumstGraph:
             self._read_arcs(adj, n)
         self._weights: dict[Any, Weights] = {}
         self._arc_ids: np.ndarray | None = None
-        self._edge_dicts: Sequence | None = None
+        self._columns: dict[str, np.ndarray] = {}
 
     def _read_arcs(self, adj: dict, n: int) -> None:
         # Node objects to indices; graphs whose nodes are 0..n-1 in order skip the dict.
@@ -180,27 +179,36 @@ class GpumstGraph:
 
     # -- edges, weights ------------------------------------------------------------------
 
-    def edge_data(self, edges: np.ndarray) -> Sequence:
-        """The attribute dicts (objects of the original graph) of these edges."""
-        if self._edge_dicts is None:
-            self._edge_dicts = _pick(self.arc_data, self.edge_arc)
-        return _pick(self._edge_dicts, edges)
+    def _column(self, name: str) -> np.ndarray:
+        """Per edge (or node) Python objects as a numpy object array, made on first
+        use: picking from one is a C loop (`column[indices].tolist()`)."""
+        column = self._columns.get(name)
+        if column is None:
+            if name == "nodes":
+                items = self.nodes
+            else:
+                arcs = self.arc_data if name == "data" else self.arc_keys
+                items = map(arcs.__getitem__, self.edge_arc.tolist())
+            count = len(self.nodes) if name == "nodes" else self.number_of_edges()
+            column = self._columns[name] = np.fromiter(items, dtype=object, count=count)
+        return column
 
-    def edge_keys(self, edges: np.ndarray) -> Sequence:
-        return _pick(self.arc_keys, self.edge_arc[edges])
+    def edge_data(self, edges: np.ndarray) -> list:
+        """The attribute dicts (objects of the original graph) of these edges."""
+        return self._column("data")[edges].tolist()
+
+    def edge_keys(self, edges: np.ndarray) -> list:
+        return self._column("keys")[edges].tolist()
 
     def node_objects(self, indices: np.ndarray) -> list:
         """The node objects at these indices."""
-        values = indices.tolist()
-        return values if self.identity else list(map(self.nodes.__getitem__, values))
+        return indices.tolist() if self.identity else self._column("nodes")[indices].tolist()
 
     def weights(self, weight: Any) -> Weights:
         """Every edge's ``d.get(weight, 1)``, as NetworkX's MST code reads it."""
         cached = self._weights.get(weight)
         if cached is None:
-            if self._edge_dicts is None:
-                self._edge_dicts = _pick(self.arc_data, self.edge_arc)
-            values = list(map(dict.get, self._edge_dicts, repeat(weight), repeat(1)))
+            values = list(map(dict.get, self._column("data"), repeat(weight), repeat(1)))
             cached = self._weights[weight] = Weights(_narrowest(_exact_array(values)))
         return cached
 
@@ -253,16 +261,6 @@ def _fill_plain_graph(T: nx.Graph, nodes: list, node_data: list | None, edges: I
         copy = dict(data)
         adj[u][v] = copy
         adj[v][u] = copy
-
-
-def _pick(items: Sequence, positions: np.ndarray) -> Sequence:
-    """items[p] for each position (a C loop through itemgetter; no per-item call)."""
-    k = positions.shape[0]
-    if k == 0:
-        return []
-    if k == 1:
-        return [items[int(positions[0])]]
-    return operator.itemgetter(*positions.tolist())(items)
 
 
 def is_nan(x: Any) -> bool:
