@@ -53,6 +53,11 @@ def graphs(quick):
     yield f"rmat{scale}", ["rmat", "--scale", str(scale), "--edge-factor", "16"]
     yield f"random{scale}", ["random", "--vertices", str(1 << scale), "--edges", str(1 << (scale + 3))]
     yield f"grid{side}", ["grid", "--rows", str(side), "--cols", str(side)]
+    yield from road_graphs()
+
+
+def road_graphs():
+    """(name, path) of the road graphs with known answers present beside the repository."""
     for name in ["NY", "BAY"]:
         path = ROOT.parent / "shared" / "data" / f"{name}.gr.xz"
         if path.exists():

@@ -35,7 +35,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from msf_vs_peers import GPUMST, ROOT, prepare, run_gpumst  # noqa: E402
+from msf_vs_peers import GPUMST, prepare, road_graphs, run_gpumst  # noqa: E402
 
 try:
     import igraph
@@ -105,12 +105,7 @@ class Table:
 
 def graphs(quick: bool):
     scale, side = (14, 128) if quick else (20, 1024)
-    for name in ["NY", "BAY"]:
-        path = ROOT.parent / "shared" / "data" / f"{name}.gr.xz"
-        if path.exists():
-            yield name, path
-        else:
-            print(f"# {name}: skipped, {path} not found")
+    yield from road_graphs()
     yield f"rmat{scale}", ["rmat", "--scale", str(scale), "--edge-factor", "16"]
     yield f"grid{side}", ["grid", "--rows", str(side), "--cols", str(side)]
 

@@ -48,6 +48,21 @@ static unsigned long check_failed;
               check_text_ ? check_text_ : "(null)", check_needle_);               \
     } while (0)
 
+/* A context on the CPU tier with two threads, or NULL (a failed check) if none opens. */
+static inline gpumst_context *open_cpu_context(void)
+{
+    gpumst_options options;
+    gpumst_options_init(&options);
+    options.tier = GPUMST_TIER_CPU;
+    options.cpu_threads = 2;
+    gpumst_context *ctx = NULL;
+    char why[256];
+    CHECK_STATUS(gpumst_context_create(&options, &ctx, why, sizeof why), GPUMST_OK);
+    if (!ctx)
+        fprintf(stderr, "could not open a CPU context: %s\n", why);
+    return ctx;
+}
+
 static int check_summary(const char *name)
 {
     printf("%s: %lu checks passed, %lu failed\n", name, check_passed, check_failed);

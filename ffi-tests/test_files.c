@@ -150,13 +150,7 @@ static void errors(void)
 
 int main(void)
 {
-    gpumst_options options;
-    gpumst_options_init(&options);
-    options.tier = GPUMST_TIER_CPU;
-    options.cpu_threads = 2;
-    gpumst_context *ctx = NULL;
-    char why[256];
-    CHECK_STATUS(gpumst_context_create(&options, &ctx, why, sizeof why), GPUMST_OK);
+    gpumst_context *ctx = open_cpu_context();
     if (!ctx)
         return check_summary("test_files");
     dimacs_every_compression(ctx);
