@@ -44,7 +44,7 @@ fn assert_clean_failure(out: &Output, needle: &str) {
 /// The road graphs with the answers in ../shared/data/README.md, every algorithm.
 #[test]
 fn road_graphs_give_the_published_forests() {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
     for (name, vertices, edges, forest, weight) in [
         ("NY", 264_346u64, 365_050u64, 264_345u64, 27_253_492_594u64),
         ("BAY", 321_270, 397_415, 321_269, 44_047_422_157),
@@ -80,8 +80,20 @@ fn road_graphs_give_the_published_forests() {
 }
 
 #[test]
+fn the_shipped_road_graph_gives_its_known_answer() {
+    // data/NY.gr.xz ships with the repository (the README's first command runs on it).
+    let ny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/NY.gr.xz");
+    let r = json_of(&gpumst(&["msf", ny.to_str().unwrap(), "--json"]));
+    assert_eq!(r["vertices"], 264_346);
+    assert_eq!(r["edges"], 365_050);
+    assert_eq!(r["forest_edges"], 264_345);
+    assert_eq!(r["components"], 1);
+    assert_eq!(r["total_weight"], 27_253_492_594u64);
+}
+
+#[test]
 fn forest_edges_are_written_in_the_files_numbering() {
-    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/small.gr");
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/small.gr");
     let out_path = scratch("small-forest.txt");
     let out = gpumst(&[
         "msf",
@@ -110,7 +122,7 @@ fn forest_edges_are_written_in_the_files_numbering() {
 
 #[test]
 fn maximum_forests_from_the_command_line() {
-    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/small.gr");
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/small.gr");
     let out_path = scratch("small-maximum.txt");
     for algorithm in ["auto", "boruvka", "prim", "strut", "kruskal"] {
         let out = gpumst(&[
@@ -292,7 +304,7 @@ fn malformed_files_fail_with_the_line() {
 
 #[test]
 fn forced_backends_on_msf() {
-    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/small.txt");
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/small.txt");
     let r = json_of(&gpumst(&[
         "msf",
         small.to_str().unwrap(),
