@@ -7,26 +7,29 @@ that its PTX ISA loads on older drivers:
 
     pip install --target ~/.cache/gpumst/nvrtc-12.4.127 nvidia-cuda-nvrtc-cu12==12.4.127
     export PYTHONPATH=~/.cache/gpumst/nvrtc-12.4.127
-    python3 tools/build_cuda_kernels.py           # rewrite kernels/cuda/gpumst.ptx
+    python3 tools/build_cuda_kernels.py           # rewrite kernels/cuda/gpumst.ptx.xz
     python3 tools/build_cuda_kernels.py --check   # fail if the checked-in bundle is stale
 
 (scripts/test.sh installs it there and runs the check.)
 
-The bundle is one text file of modules, each introduced by a line
+The bundle is one text of modules, each introduced by a line
     //@module NAME OPTIONS
 naming the module the Rust side asks for and the options it was built with (the Rust
-side reads the work-group size and tile length from them).
+side reads the work-group size and tile length from them). It is stored xz-compressed
+(8.4 MB of PTX in 0.3 MB; the library expands it on the CUDA tier's first use); variant
+bundles (--variant) are written as plain text.
 """
 import argparse
 import ctypes
 import glob
+import lzma
 import os
 import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = os.path.join(ROOT, "kernels")
-BUNDLE = os.path.join(KERNELS, "cuda", "gpumst.ptx")
+BUNDLE = os.path.join(KERNELS, "cuda", "gpumst.ptx.xz")
 NVRTC_RELEASE = "12.4"
 
 # Compute capability 7.0 (Volta) and newer: independent thread scheduling, which the
@@ -176,14 +179,23 @@ def main():
         return
     text = bundle(twice=not args.check)
     if args.check:
-        with open(BUNDLE) as f:
-            if f.read() != text:
-                sys.exit(f"{BUNDLE} is stale: run python3 tools/build_cuda_kernels.py and commit it")
+        # The PTX must be what NVRTC makes now (the compressed bytes may differ between
+        # xz versions; their contents may not).
+        if read_bundle(BUNDLE) != text:
+            sys.exit(f"{BUNDLE} is stale: run python3 tools/build_cuda_kernels.py and commit it")
         print(f"{BUNDLE} is up to date")
         return
-    with open(BUNDLE, "w") as f:
-        f.write(text)
-    print(f"wrote {BUNDLE} ({len(text)} bytes)")
+    packed = lzma.compress(text.encode(), format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64, preset=9)
+    with open(BUNDLE, "wb") as f:
+        f.write(packed)
+    print(f"wrote {BUNDLE} ({len(text)} bytes of PTX in {len(packed)})")
+
+
+def read_bundle(path):
+    """A bundle's text: the shipped one is xz-compressed, variants are plain."""
+    with open(path, "rb") as f:
+        data = f.read()
+    return (lzma.decompress(data) if path.endswith(".xz") else data).decode()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What the GPU will run, without a GPU: assembles the shipped PTX bundle
-(kernels/cuda/gpumst.ptx) with ptxas, as the driver's JIT would, and reports each
+(kernels/cuda/gpumst.ptx.xz) with ptxas, as the driver's JIT would, and reports each
 kernel's registers, shared memory, spills and how many 256-work-item blocks fit on one
 multiprocessor; or prints one kernel's SASS.
 
@@ -12,6 +12,7 @@ that builds the bundle) and nvdisasm from nvidia-cuda-nvdisasm; both are fetched
 into ~/.cache/gpumst. The driver's JIT may differ a little from this ptxas.
 """
 import argparse
+import lzma
 import pathlib
 import re
 import subprocess
@@ -20,7 +21,7 @@ import tempfile
 import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-BUNDLE = ROOT / "kernels" / "cuda" / "gpumst.ptx"
+BUNDLE = ROOT / "kernels" / "cuda" / "gpumst.ptx.xz"
 CACHE = pathlib.Path.home() / ".cache" / "gpumst"
 WHEELS = {
     "ptxas": ("nvidia-cuda-nvcc-cu12==12.4.131", "nvcc-12.4.131"),
@@ -56,7 +57,8 @@ def tool(name):
 
 def modules(bundle=BUNDLE):
     """(name, PTX) for every module of the bundle."""
-    text = pathlib.Path(bundle).read_text()
+    data = pathlib.Path(bundle).read_bytes()
+    text = (lzma.decompress(data) if str(bundle).endswith(".xz") else data).decode()
     parts = re.split(r"^//@module (\S+)[^\n]*\n", text, flags=re.M)
     return list(zip(parts[1::2], parts[2::2]))
 
