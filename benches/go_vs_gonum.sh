@@ -16,6 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PREFIX="${1:?usage: benches/go_vs_gonum.sh PREFIX [COUNT]}"
 COUNT="${2:-3}"
+[[ "$PREFIX" == - || "$PREFIX" == /* ]] || PREFIX="$PWD/$PREFIX"
 OUT=$(mktemp)
 trap 'rm -f "$OUT"' EXIT
 ARGS=(-test.run '^$' -test.bench 'MSF' -test.benchtime 3x -test.count "$COUNT")

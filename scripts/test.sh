@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test of the project: formatting, lints, unit/property/integration tests, the
-# generated-header check, the README's C example, the C/C++ ffi-tests under valgrind, and
-# the Python package (scripts/test_python.sh).
+# generated-header check, the C/C++ ffi-tests under valgrind, the installed library with
+# its C (the README's example), C++ and Go consumers (scripts/test_install.sh), and the
+# Python package (scripts/test_python.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,15 +29,9 @@ echo "== OpenCL out-of-memory paths (device memory capped at 1 MB)"
 GPUMST_OPENCL_MEMORY_LIMIT=1000000 cargo test --release --test conformance out_of_device_memory
 echo "== tiers on this machine (the conformance suite ran on each one found; the others were skipped)"
 cargo run --release --quiet --bin gpumst -- info
-echo "== README C example"
-mkdir -p target/readme-example
-awk '/^```c$/{on=1; next} /^```$/{on=0} on' README.md > target/readme-example/example.c
-test -s target/readme-example/example.c || { echo "README.md has no \`\`\`c example"; exit 1; }
-cargo build --release --lib
-gcc -std=c11 -Wall -Wextra -Werror -I include target/readme-example/example.c \
-    -L target/release -Wl,-rpath,"$PWD/target/release" -lgpumst -o target/readme-example/example
-target/readme-example/example
 echo "== ffi-tests (C and C++ against include/gpumst.h, under valgrind)"
 bash ffi-tests/run.sh
+echo "== installed library: install into a temporary prefix; SONAME, exports, size; C, C++ and Go consumers"
+bash scripts/test_install.sh
 echo "== Python package (bindings/python): wheel, clean environment, tests, NetworkX's tests"
 bash scripts/test_python.sh
