@@ -179,20 +179,10 @@ func edgeListMSF(ctx *Context, op string, numVertices int, u, v []uint32, dtype 
 	if err := checkEndpoints(op, "v", v, numVertices); err != nil {
 		return nil, err
 	}
-	cfg := configure(opts)
-	ptr, err := ctx.acquire(op)
-	if err != nil {
-		return nil, err
-	}
-	defer ctx.mu.RUnlock()
-	var forest *C.gpumst_forest
-	s := C.gpumstgo_msf_edge_list(ptr, C.uint64_t(numVertices), C.uint64_t(len(u)),
-		(*C.uint32_t)(sliceArg(u)), (*C.uint32_t)(sliceArg(v)), dtype, weights,
-		C.gpumst_algorithm(cfg.algorithm), cfg.flags|flags, &forest)
-	if s != C.GPUMST_OK {
-		return nil, fail(ptr, op, s)
-	}
-	return takeForest(forest)
+	return runMSF(ctx, op, opts, flags, func(ptr *C.gpumst_context, alg C.gpumst_algorithm, flags C.uint32_t, out **C.gpumst_forest) C.gpumst_status {
+		return C.gpumstgo_msf_edge_list(ptr, C.uint64_t(numVertices), C.uint64_t(len(u)),
+			(*C.uint32_t)(sliceArg(u)), (*C.uint32_t)(sliceArg(v)), dtype, weights, alg, flags, out)
+	})
 }
 
 // MinimumSpanningForestCSR computes the minimum spanning forest of a symmetric
@@ -244,30 +234,31 @@ func csrMSF(ctx *Context, op string, offsets []uint64, targets []uint32, dtype C
 			return nil, errorf(op, StatusInvalidGraph, "CSR targets[%d] = %d is out of range for %d vertices", p, t, n)
 		}
 	}
-	cfg := configure(opts)
-	ptr, err := ctx.acquire(op)
-	if err != nil {
-		return nil, err
-	}
-	defer ctx.mu.RUnlock()
-	var forest *C.gpumst_forest
-	s := C.gpumstgo_msf_csr(ptr, C.uint64_t(n), C.uint64_t(len(targets)),
-		(*C.uint64_t)(sliceArg(offsets)), (*C.uint32_t)(sliceArg(targets)), dtype, weights,
-		C.gpumst_algorithm(cfg.algorithm), cfg.flags|flags, &forest)
-	if s != C.GPUMST_OK {
-		return nil, fail(ptr, op, s)
-	}
-	return takeForest(forest)
+	return runMSF(ctx, op, opts, flags, func(ptr *C.gpumst_context, alg C.gpumst_algorithm, flags C.uint32_t, out **C.gpumst_forest) C.gpumst_status {
+		return C.gpumstgo_msf_csr(ptr, C.uint64_t(n), C.uint64_t(len(targets)),
+			(*C.uint64_t)(sliceArg(offsets)), (*C.uint32_t)(sliceArg(targets)), dtype, weights, alg, flags, out)
+	})
 }
 
-func configure(opts []Option) msfConfig {
+// runMSF applies the options, calls the library through call on the context
+// (held shared for the call) and takes the forest into Go memory.
+func runMSF(ctx *Context, op string, opts []Option, flags C.uint32_t, call func(*C.gpumst_context, C.gpumst_algorithm, C.uint32_t, **C.gpumst_forest) C.gpumst_status) (*Forest, error) {
 	var cfg msfConfig
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
 		}
 	}
-	return cfg
+	ptr, err := ctx.acquire(op)
+	if err != nil {
+		return nil, err
+	}
+	defer ctx.mu.RUnlock()
+	var forest *C.gpumst_forest
+	if s := call(ptr, C.gpumst_algorithm(cfg.algorithm), cfg.flags|flags, &forest); s != C.GPUMST_OK {
+		return nil, fail(ptr, op, s)
+	}
+	return takeForest(forest)
 }
 
 // checkEndpoints reports the first endpoint that is not a vertex id, in the
