@@ -12,13 +12,14 @@ that builds the bundle) and nvdisasm from nvidia-cuda-nvdisasm; both are fetched
 into ~/.cache/gpumst. The driver's JIT may differ a little from this ptxas.
 """
 import argparse
-import lzma
 import pathlib
 import re
 import subprocess
 import sys
 import tempfile
 import zipfile
+
+from build_cuda_kernels import read_bundle  # the shipped bundle is xz, variants plain
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BUNDLE = ROOT / "kernels" / "cuda" / "gpumst.ptx.xz"
@@ -57,8 +58,7 @@ def tool(name):
 
 def modules(bundle=BUNDLE):
     """(name, PTX) for every module of the bundle."""
-    data = pathlib.Path(bundle).read_bytes()
-    text = (lzma.decompress(data) if str(bundle).endswith(".xz") else data).decode()
+    text = read_bundle(str(bundle))
     parts = re.split(r"^//@module (\S+)[^\n]*\n", text, flags=re.M)
     return list(zip(parts[1::2], parts[2::2]))
 

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"gpumst.dev/gpumst"
@@ -35,7 +36,7 @@ func openTier(t *testing.T, tier gpumst.Tier) *gpumst.Context {
 	t.Helper()
 	ctx, err := gpumst.NewContext(gpumst.Options{Tier: tier})
 	if errors.Is(err, gpumst.ErrBackendUnavailable) {
-		for _, name := range splitList(os.Getenv("GPUMST_TEST_REQUIRE")) {
+		for _, name := range strings.Split(os.Getenv("GPUMST_TEST_REQUIRE"), ",") {
 			if name == tier.String() {
 				t.Fatalf("tier %s is required (GPUMST_TEST_REQUIRE) but does not open: %v", tier, err)
 			}
@@ -47,20 +48,6 @@ func openTier(t *testing.T, tier gpumst.Tier) *gpumst.Context {
 	}
 	t.Cleanup(func() { _ = ctx.Close() })
 	return ctx
-}
-
-func splitList(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == ',' {
-			if i > start {
-				out = append(out, s[start:i])
-			}
-			start = i + 1
-		}
-	}
-	return out
 }
 
 // edgeList is a test graph: edge i joins u[i] and v[i] with weight w[i].

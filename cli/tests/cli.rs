@@ -13,6 +13,17 @@ fn gpumst(args: &[&str]) -> Output {
         .expect("gpumst runs")
 }
 
+/// `gpumst msf PATH --json --algorithm ALGORITHM`, parsed.
+fn msf_json(path: &Path, algorithm: &str) -> serde_json::Value {
+    json_of(&gpumst(&[
+        "msf",
+        path.to_str().unwrap(),
+        "--json",
+        "--algorithm",
+        algorithm,
+    ]))
+}
+
 fn json_of(out: &Output) -> serde_json::Value {
     assert!(
         out.status.success(),
@@ -58,13 +69,7 @@ fn road_graphs_give_the_published_forests() {
             continue;
         }
         for algorithm in ["auto", "boruvka", "prim", "strut", "kruskal"] {
-            let r = json_of(&gpumst(&[
-                "msf",
-                path.to_str().unwrap(),
-                "--json",
-                "--algorithm",
-                algorithm,
-            ]));
+            let r = msf_json(&path, algorithm);
             assert_eq!(r["vertices"], vertices, "{name} {algorithm}");
             assert_eq!(r["edges"], edges, "{name} {algorithm}");
             assert_eq!(r["forest_edges"], forest, "{name} {algorithm}");
@@ -183,21 +188,9 @@ fn generated_graphs_round_trip_and_agree_across_algorithms() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let reference = json_of(&gpumst(&[
-            "msf",
-            path.to_str().unwrap(),
-            "--json",
-            "--algorithm",
-            "kruskal",
-        ]));
+        let reference = msf_json(&path, "kruskal");
         for algorithm in ["auto", "boruvka", "prim", "strut"] {
-            let r = json_of(&gpumst(&[
-                "msf",
-                path.to_str().unwrap(),
-                "--json",
-                "--algorithm",
-                algorithm,
-            ]));
+            let r = msf_json(&path, algorithm);
             for key in ["forest_edges", "components", "total_weight", "edges"] {
                 assert_eq!(r[key], reference[key], "{kind} {algorithm} {key}");
             }
