@@ -12,6 +12,12 @@
 #   CARGO_TARGET_DIR          honoured when locating the built library
 #   GPUMST_FFI_LIBDIR         a directory holding a prebuilt libgpumst.so and .a: no
 #                             cargo build (scripts/device.sh uses it on the GPU machine)
+#   GPUMST_FFI_FAULT_LIBDIR   the same for a libgpumst.so built with the fault-injection
+#                             feature (test_alloc_failures); without GPUMST_FFI_LIBDIR it
+#                             is built into target/fault-injection
+#
+# test_oom runs under `ulimit -v 4000000` and without valgrind (which needs more address
+# space than that); test_alloc_failures links the fault-injection build.
 #
 # The last line is "ffi-tests: N passed, M failed"; the exit status is non-zero if
 # anything failed.
@@ -43,7 +49,8 @@ LIBDIR="${GPUMST_FFI_LIBDIR:-$TARGET_DIR/release}"
 [[ "$LIBDIR" == /* ]] || LIBDIR="$PWD/$LIBDIR"
 
 # The test programs, in run order (test_api_static is test_api.c linked against libgpumst.a).
-TESTS=(test_api test_api_static test_errors test_primitives test_threads test_msf test_files test_cpp)
+TESTS=(test_api test_api_static test_errors test_primitives test_threads test_msf test_files test_cpp
+       test_oom test_alloc_failures)
 
 if [[ -n "${GPUMST_FFI_LIBDIR:-}" ]]; then
     echo "ffi-tests: using the prebuilt library in $LIBDIR"
@@ -51,6 +58,17 @@ elif echo "ffi-tests: cargo build --release --lib (in $ROOT)" && ! (cd "$ROOT" &
     echo "ffi-tests: error: cargo build --release --lib failed" >&2
     echo "ffi-tests: 0 passed, ${#TESTS[@]} failed"
     exit 1
+fi
+# The fault-injection build (test hooks that refuse the N-th allocation).
+FAULT_LIBDIR="${GPUMST_FFI_FAULT_LIBDIR:-}"
+if [[ -z "$FAULT_LIBDIR" && -z "${GPUMST_FFI_LIBDIR:-}" ]]; then
+    FAULT_TARGET="$TARGET_DIR/fault-injection"
+    echo "ffi-tests: cargo build --release --lib --features fault-injection (into $FAULT_TARGET)"
+    if (cd "$ROOT" && cargo build --release --lib --features fault-injection --target-dir "$FAULT_TARGET"); then
+        FAULT_LIBDIR="$FAULT_TARGET/release"
+    else
+        echo "ffi-tests: error: the fault-injection build failed" >&2
+    fi
 fi
 for lib in libgpumst.so libgpumst.a; do
     if [[ ! -f "$LIBDIR/$lib" ]]; then
@@ -88,6 +106,14 @@ compile test_threads "$CC" "${CFLAGS[@]}" "$HERE/test_threads.c" "${SHARED_LINK[
 compile test_msf "$CC" "${CFLAGS[@]}" "$HERE/test_msf.c" "${SHARED_LINK[@]}" -lm
 compile test_files "$CC" "${CFLAGS[@]}" -D_POSIX_C_SOURCE=200809L "$HERE/test_files.c" "${SHARED_LINK[@]}"
 compile test_cpp "$CXX" "${CXXFLAGS[@]}" "$HERE/test_cpp.cpp" "${SHARED_LINK[@]}"
+compile test_oom "$CC" "${CFLAGS[@]}" "$HERE/test_oom.c" "${SHARED_LINK[@]}"
+skipped_names=()
+if [[ -n "$FAULT_LIBDIR" && -f "$FAULT_LIBDIR/libgpumst.so" ]]; then
+    compile test_alloc_failures "$CC" "${CFLAGS[@]}" "$HERE/test_alloc_failures.c" \
+        -L "$FAULT_LIBDIR" "-Wl,-rpath,$FAULT_LIBDIR" -lgpumst -lpthread -lm
+elif [[ -n "${GPUMST_FFI_LIBDIR:-}" && -z "${GPUMST_FFI_FAULT_LIBDIR:-}" ]]; then
+    skipped_names+=("test_alloc_failures (GPUMST_FFI_LIBDIR given without GPUMST_FFI_FAULT_LIBDIR)")
+fi
 
 # The static binary must not need libgpumst.so at run time.
 if [[ -n "${compiled[test_api_static]:-}" ]] && command -v readelf >/dev/null 2>&1; then
@@ -116,6 +142,10 @@ passed=0
 failed=0
 failed_names=()
 for name in "${TESTS[@]}"; do
+    if [[ "$name" == test_alloc_failures && ${#skipped_names[@]} -gt 0 ]]; then
+        echo "ffi-tests: SKIP ${skipped_names[0]}"
+        continue
+    fi
     if [[ -z "${compiled[$name]:-}" ]]; then
         failed=$((failed + 1))
         failed_names+=("$name (not built)")
@@ -130,7 +160,10 @@ for name in "${TESTS[@]}"; do
     log="$BUILD/$name.valgrind.log"
     rm -f "$log"
     cmd=("$BUILD/$name")
-    if [[ $use_valgrind == 1 ]]; then
+    if [[ "$name" == test_oom ]]; then
+        # 4 GB of address space; valgrind cannot run inside that.
+        cmd=(bash -c 'ulimit -v 4000000 && exec "$0"' "$BUILD/$name")
+    elif [[ $use_valgrind == 1 ]]; then
         cmd=("${VALGRIND[@]}" "--log-file=$log" "${cmd[@]}")
     fi
     echo "ffi-tests: run $name${env_vars[*]:+ with ${env_vars[*]}}"
@@ -166,6 +199,9 @@ done
 echo "ffi-tests: total time $((SECONDS - start_time))s$([[ $use_valgrind == 1 ]] || echo ' (without valgrind)')"
 for f in "${failed_names[@]+"${failed_names[@]}"}"; do
     echo "ffi-tests: failed: $f"
+done
+for f in "${skipped_names[@]+"${skipped_names[@]}"}"; do
+    echo "ffi-tests: skipped (not counted as passed): $f"
 done
 echo "ffi-tests: $passed passed, $failed failed"
 [[ $failed == 0 ]]

@@ -8,6 +8,26 @@
  * success; on failure the context (if any) keeps a message, read it with
  * gpumst_context_last_error. Array arguments may be NULL only when their length is 0.
  * The library never keeps a caller pointer after a call returns.
+ *
+ * Threads and reentrancy (function by function where it differs, see each one):
+ *  - Every function is thread-safe. Calls on one context from several threads run
+ *    concurrently on the CPU tier (each call uses the context's worker threads); on
+ *    a GPU tier they share the device and its queue and may serialise there. No
+ *    function keeps state in thread-local storage: a caller may move between OS
+ *    threads between calls (Go, Julia tasks).
+ *  - The exceptions are the release functions: gpumst_context_destroy,
+ *    gpumst_forest_free and gpumst_graph_file_free must not race with any other
+ *    call using the same object, and the object must not be used afterwards.
+ *    Forests and graph files are immutable: their getters may be called from any
+ *    number of threads at once, and they stay valid after their context is destroyed.
+ *  - gpumst_context_last_error holds the message of the context's latest failed
+ *    call; with concurrent failing calls on one context, the last one wins.
+ *  - No function calls back into caller code, so every function is reentrant in
+ *    the usual sense; none may be called from a signal handler (they allocate).
+ *  - A failure does not abort the process: every input-sized host or device buffer
+ *    is allocated fallibly, and a refusal returns GPUMST_OUT_OF_MEMORY naming the
+ *    buffer and its bytes; a panic inside the library returns GPUMST_INTERNAL; the
+ *    context stays usable after both.
  */
 
 #ifndef GPUMST_H

@@ -254,7 +254,7 @@ impl Context {
                 Segments::Offsets(offsets) => {
                     cpu.segmented_scan_offsets(src, dst, offsets, op, kind)
                 }
-            },
+            }?,
             Backend::OpenCl(cl) => cl.scan(src, dst, segments, op, kind)?,
             Backend::Cuda(cuda) => cuda.scan(src, dst, segments, op, kind)?,
         }
@@ -327,7 +327,9 @@ impl Context {
             )));
         }
         match self.backend_for(Operation::SegmentedArgReduce, Some(T::DTYPE))? {
-            Backend::Cpu(cpu) => cpu.segmented_arg_extreme(data, offsets, extreme, values, indices),
+            Backend::Cpu(cpu) => {
+                cpu.segmented_arg_extreme(data, offsets, extreme, values, indices)?
+            }
             Backend::OpenCl(cl) => {
                 cl.segmented_arg_extreme(data, offsets, extreme, values, indices)?
             }
@@ -382,7 +384,7 @@ impl Context {
         match self.backend_for(Operation::Scan, Some(T::DTYPE))? {
             Backend::Cpu(_) => Ok(Buffer::from_storage(
                 Tier::Cpu,
-                Storage::Host(data.to_vec()),
+                Storage::Host(crate::alloc::collect(data.iter().copied(), "the buffer")?),
             )),
             Backend::OpenCl(cl) => Ok(Buffer::from_storage(
                 Tier::OpenCl,

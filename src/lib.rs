@@ -14,6 +14,7 @@
 //! assert_eq!(ctx.argmin(&[3.0f32, -1.0, -1.0]).unwrap(), Some((-1.0, 1)));
 //! ```
 
+mod alloc;
 mod buffer;
 mod context;
 mod error;
@@ -23,6 +24,9 @@ pub mod msf;
 pub mod tier;
 pub mod types;
 
+/// Test hooks of the `fault-injection` feature (never in a release build).
+#[cfg(feature = "fault-injection")]
+pub use alloc::testing;
 pub use buffer::Buffer;
 pub use context::{Context, Options, BACKEND_ENV};
 pub use error::{Error, Result, Status};

@@ -33,6 +33,18 @@ unsafe impl GlobalAlloc for CountingAllocator {
         p
     }
 
+    // Forwarded so that zeroed arrays keep calloc's untouched pages (the default
+    // would allocate and then write every byte).
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded with the caller's layout.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            let now = HEAP_IN_USE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            HEAP_PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: `ptr` came from `alloc` with this layout.
         unsafe { System.dealloc(ptr, layout) };

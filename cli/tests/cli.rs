@@ -315,3 +315,29 @@ fn forced_backends_on_msf() {
         .unwrap();
     assert_clean_failure(&out, "CUDA tier is unavailable");
 }
+
+/// The issue-18 reproduction: a file declaring 2^32 vertices and one edge. Under a
+/// 4 GB address-space limit the command reports what it could not allocate and exits
+/// with status 1 (no abort); without the limit it computes the forest (isolated
+/// vertices cost address space, not memory).
+#[test]
+fn a_huge_declared_vertex_count_fails_cleanly_or_works() {
+    let path = scratch("huge.gr");
+    std::fs::write(&path, "p sp 4294967296 2\na 1 2 3\na 2 1 3\n").unwrap();
+    let out = Command::new("bash")
+        .args(["-c", "ulimit -v 4000000 && exec \"$0\" msf \"$1\""])
+        .arg(env!("CARGO_BIN_EXE_gpumst"))
+        .arg(&path)
+        .env("GPUMST_BACKEND", "cpu")
+        .output()
+        .expect("bash runs");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_clean_failure(&out, "out of memory: could not allocate");
+    assert_clean_failure(&out, "bytes of host memory for the union-find parents");
+
+    let out = gpumst(&["msf", path.to_str().unwrap(), "--json", "--backend", "cpu"]);
+    let json = json_of(&out);
+    assert_eq!(json["forest_edges"], 1, "{json}");
+    assert_eq!(json["components"], 4294967295u64, "{json}");
+    assert_eq!(json["total_weight"], 3, "{json}");
+}

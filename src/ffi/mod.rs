@@ -12,6 +12,8 @@
 mod file;
 mod memory;
 mod msf;
+#[cfg(feature = "fault-injection")]
+pub mod testing;
 
 pub use file::*;
 pub use msf::*;

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 
 use super::prepare::Priority;
 use super::radix::Destination;
+use crate::{alloc, Result};
 
 /// (target vertex, edge position).
 pub(crate) type Entry = (u32, u32);
@@ -21,7 +22,7 @@ pub(crate) struct Adjacency {
 
 impl Adjacency {
     /// Both directions of every edge `e` with `u[e] != v[e]`, over `n` vertices.
-    pub fn of_edges(n: usize, u: &[u32], v: &[u32]) -> Self {
+    pub fn of_edges(n: usize, u: &[u32], v: &[u32]) -> Result<Self> {
         Self::build(n, u.len(), |e, emit| {
             if u[e] != v[e] {
                 emit(u[e], v[e], e as u32);
@@ -36,21 +37,21 @@ impl Adjacency {
         n: usize,
         items: usize,
         visit: impl Fn(usize, &mut dyn FnMut(u32, u32, u32)) + Sync,
-    ) -> Self {
-        let count: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+    ) -> Result<Self> {
+        let count: Vec<AtomicU32> = alloc::zeroed(n, "the adjacency lists' counts")?;
         (0..items).into_par_iter().for_each(|item| {
             visit(item, &mut |source, _, _| {
                 count[source as usize].fetch_add(1, Relaxed);
             })
         });
-        let mut offsets = Vec::with_capacity(n + 1);
+        let mut offsets = alloc::with_capacity(n + 1, "the adjacency lists' offsets")?;
         let mut total = 0usize;
         offsets.push(0);
         for c in &count {
             total += c.load(Relaxed) as usize;
             offsets.push(total);
         }
-        let mut entries: Vec<Entry> = vec![(0, 0); total];
+        let mut entries: Vec<Entry> = alloc::zeroed(total, "the adjacency lists' entries")?;
         let out = Destination(entries.as_mut_ptr());
         let out = &out;
         (0..items).into_par_iter().for_each(|item| {
@@ -65,7 +66,7 @@ impl Adjacency {
                 unsafe { out.write(offsets[source as usize] + left - 1, (target, edge)) };
             })
         });
-        Adjacency { offsets, entries }
+        Ok(Adjacency { offsets, entries })
     }
 
     pub fn num_vertices(&self) -> usize {
@@ -79,10 +80,10 @@ impl Adjacency {
     /// Keeps, for each (vertex, target) pair, only the entry of smallest priority.
     /// Works on groups of vertices in parallel (no per-vertex bookkeeping beyond the
     /// kept counts), then closes the gaps in place.
-    pub fn merge_parallel_edges<P: Priority>(mut self, priority: &[P]) -> Self {
+    pub fn merge_parallel_edges<P: Priority>(mut self, priority: &[P]) -> Result<Self> {
         const GROUP: usize = 4096;
         let n = self.num_vertices();
-        let mut groups = Vec::with_capacity(n.div_ceil(GROUP));
+        let mut groups = alloc::with_capacity(n.div_ceil(GROUP), "the adjacency lists' groups")?;
         let mut rest = &mut self.entries[..];
         for first in (0..n).step_by(GROUP) {
             let last = (first + GROUP).min(n);
@@ -91,26 +92,26 @@ impl Adjacency {
             rest = tail;
         }
         let offsets = &self.offsets;
-        let kept: Vec<u32> = groups
+        // Per vertex, how many entries it keeps (groups and chunks line up: both GROUP).
+        let mut kept: Vec<u32> = alloc::zeroed(n, "the adjacency lists' kept counts")?;
+        groups
             .into_par_iter()
-            .flat_map_iter(|(first, last, group)| {
+            .zip(kept.par_chunks_mut(GROUP))
+            .for_each(|((first, last, group), kept)| {
                 let base = offsets[first];
-                (first..last)
-                    .map(move |x| {
-                        let segment = &mut group[offsets[x] - base..offsets[x + 1] - base];
-                        segment.sort_unstable_by_key(|&(t, e)| (t, priority[e as usize]));
-                        let mut kept = 0;
-                        for i in 0..segment.len() {
-                            if i == 0 || segment[i].0 != segment[i - 1].0 {
-                                segment[kept] = segment[i];
-                                kept += 1;
-                            }
+                for x in first..last {
+                    let segment = &mut group[offsets[x] - base..offsets[x + 1] - base];
+                    segment.sort_unstable_by_key(|&(t, e)| (t, priority[e as usize]));
+                    let mut count = 0;
+                    for i in 0..segment.len() {
+                        if i == 0 || segment[i].0 != segment[i - 1].0 {
+                            segment[count] = segment[i];
+                            count += 1;
                         }
-                        kept as u32
-                    })
-                    .collect::<Vec<u32>>()
-            })
-            .collect();
+                    }
+                    kept[x - first] = count as u32;
+                }
+            });
         // Close the gaps, front to back, rewriting the offsets as we go.
         let mut write = 0;
         for (x, &k) in kept.iter().enumerate() {
@@ -121,6 +122,6 @@ impl Adjacency {
         }
         self.offsets[n] = write;
         self.entries.truncate(write);
-        self
+        Ok(self)
     }
 }

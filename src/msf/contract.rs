@@ -5,17 +5,18 @@ use rayon::prelude::*;
 
 use super::prepare::Priority;
 use super::radix::radix_sort_by;
+use crate::{alloc, Result};
 
 /// Follows successor pointers until every vertex points at its root (a vertex that is
 /// its own successor), doubling the distance covered each round.
-pub(crate) fn pointer_doubling(mut successor: Vec<u32>) -> Vec<u32> {
+pub(crate) fn pointer_doubling(mut successor: Vec<u32>) -> Result<Vec<u32>> {
     loop {
-        let next: Vec<u32> = successor
-            .par_iter()
-            .map(|&s| successor[s as usize])
-            .collect();
+        let next: Vec<u32> = alloc::par_collect(
+            successor.par_iter().map(|&s| successor[s as usize]),
+            "the successors",
+        )?;
         if next == successor {
-            return next;
+            return Ok(next);
         }
         successor = next;
     }
@@ -23,20 +24,22 @@ pub(crate) fn pointer_doubling(mut successor: Vec<u32>) -> Vec<u32> {
 
 /// Gives each root a dense new id (in vertex order) and every vertex its root's id.
 /// Returns the labels and the number of roots.
-pub(crate) fn renumber(root: &[u32]) -> (Vec<u32>, usize) {
-    let is_root: Vec<bool> = root
-        .par_iter()
-        .enumerate()
-        .map(|(x, &r)| r as usize == x)
-        .collect();
-    let mut new_id = vec![0u32; root.len()];
+pub(crate) fn renumber(root: &[u32]) -> Result<(Vec<u32>, usize)> {
+    let is_root: Vec<bool> = alloc::par_collect(
+        root.par_iter().enumerate().map(|(x, &r)| r as usize == x),
+        "the root flags",
+    )?;
+    let mut new_id: Vec<u32> = alloc::zeroed(root.len(), "the new vertex ids")?;
     let mut count = 0u32;
     for (x, &flag) in is_root.iter().enumerate() {
         new_id[x] = count;
         count += flag as u32;
     }
-    let labels = root.par_iter().map(|&r| new_id[r as usize]).collect();
-    (labels, count as usize)
+    let labels = alloc::par_collect(
+        root.par_iter().map(|&r| new_id[r as usize]),
+        "the vertex labels",
+    )?;
+    Ok((labels, count as usize))
 }
 
 /// An edge between two fragments: (one end, the other end, edge position).
@@ -44,10 +47,13 @@ pub(crate) type Link = (u32, u32, u32);
 
 /// Groups links by (a, b) — a radix sort on the endpoint pair — and keeps the one of
 /// smallest priority of each pair, in place; the result is sorted by `a` and simple.
-pub(crate) fn merge_parallel_links<P: Priority>(links: &mut Vec<Link>, priority: &[P]) {
+pub(crate) fn merge_parallel_links<P: Priority>(
+    links: &mut Vec<Link>,
+    priority: &[P],
+) -> Result<()> {
     radix_sort_by(links, 0, 64, |&(a, b, _), shift| {
         (((a as u64) << 32) | b as u64) >> shift
-    });
+    })?;
     let mut kept = 0;
     for i in 0..links.len() {
         let same_pair =
@@ -60,6 +66,7 @@ pub(crate) fn merge_parallel_links<P: Priority>(links: &mut Vec<Link>, priority:
         }
     }
     links.truncate(kept);
+    Ok(())
 }
 
 /// Per CSR segment, the position of the entry with the smallest priority (None when
@@ -67,9 +74,11 @@ pub(crate) fn merge_parallel_links<P: Priority>(links: &mut Vec<Link>, priority:
 pub(crate) fn lightest_per_segment<P: Priority>(
     offsets: &[usize],
     priority: impl Fn(usize) -> P + Sync,
-) -> Vec<Option<usize>> {
-    offsets
-        .par_windows(2)
-        .map(|w| (w[0]..w[1]).min_by_key(|&i| priority(i)))
-        .collect()
+) -> Result<Vec<Option<usize>>> {
+    alloc::par_collect(
+        offsets
+            .par_windows(2)
+            .map(|w| (w[0]..w[1]).min_by_key(|&i| priority(i))),
+        "the lightest entry of each segment",
+    )
 }

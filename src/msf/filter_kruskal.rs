@@ -10,17 +10,17 @@
 
 use rayon::prelude::*;
 
-use super::par_collect_ranges;
 use super::prepare::{Prepared, Priority};
 use super::radix::sort_by_weight;
 use super::union_find::{find_shared, UnionFind};
+use crate::{alloc, Result};
 
 /// Live edge sets at most this large are simply sorted whole.
 const SORT_WHOLE: usize = 1 << 17;
 /// Sorted edges checked per parallel pre-filter block in the Kruskal pass.
 const BLOCK: usize = 1 << 14;
 
-pub(crate) fn filter_kruskal<P: Priority>(graph: Prepared<'_, P>) -> Vec<usize> {
+pub(crate) fn filter_kruskal<P: Priority>(graph: Prepared<'_, P>) -> Result<Vec<usize>> {
     let Prepared {
         num_vertices,
         u,
@@ -28,8 +28,9 @@ pub(crate) fn filter_kruskal<P: Priority>(graph: Prepared<'_, P>) -> Vec<usize> 
         priority: mut live,
     } = graph;
     let (u, v) = (&u[..], &v[..]);
-    let mut sets = UnionFind::new(num_vertices);
-    let mut forest = Vec::with_capacity(num_vertices.saturating_sub(1));
+    let mut sets = UnionFind::new(num_vertices)?;
+    // At most n - 1 edges: pushes below never grow it.
+    let mut forest = super::new_forest(num_vertices, u.len())?;
     let wanted = num_vertices.saturating_sub(1);
     let mut round = 0u64;
     while !live.is_empty() && forest.len() < wanted {
@@ -42,26 +43,26 @@ pub(crate) fn filter_kruskal<P: Priority>(graph: Prepared<'_, P>) -> Vec<usize> 
             sample_pivot(&live, target, round)
         };
         if pivot == P::NONE {
-            kruskal_sorted(std::mem::take(&mut live), u, v, &mut sets, &mut forest);
+            kruskal_sorted(std::mem::take(&mut live), u, v, &mut sets, &mut forest)?;
             break;
         }
         kruskal_sorted(
-            par_filter(&live, |&p| p <= pivot),
+            par_filter(&live, |&p| p <= pivot)?,
             u,
             v,
             &mut sets,
             &mut forest,
-        );
+        )?;
         // The heavy part, less every edge that now lies inside one tree.
-        sets.flatten();
+        sets.flatten()?;
         let parents = sets.parents();
         live = par_filter(&live, |&p| {
             let e = p.position();
             p > pivot && find_shared(parents, u[e]) != find_shared(parents, v[e])
-        });
+        })?;
         round += 1;
     }
-    forest
+    Ok(forest)
 }
 
 /// Sorts `edges` and adds each that joins two trees. Blocks of sorted edges are
@@ -74,21 +75,20 @@ fn kruskal_sorted<P: Priority>(
     v: &[u32],
     sets: &mut UnionFind,
     forest: &mut Vec<usize>,
-) {
-    sort_by_weight(&mut edges);
+) -> Result<()> {
+    sort_by_weight(&mut edges)?;
     let (parents, mut linker) = sets.split();
-    let crossing = |block: &[P]| -> Vec<usize> {
-        block
-            .par_iter()
-            .with_min_len(1024)
-            .filter_map(|p| {
-                let e = p.position();
-                (find_shared(parents, u[e]) != find_shared(parents, v[e])).then_some(e)
-            })
-            .collect()
+    // The survivors of a block; room for all of it is made first (blocks are small).
+    let crossing = |block: &[P]| -> Result<Vec<usize>> {
+        let mut out = alloc::with_capacity(block.len(), "a block of sorted edges")?;
+        out.par_extend(block.par_iter().with_min_len(1024).filter_map(|p| {
+            let e = p.position();
+            (find_shared(parents, u[e]) != find_shared(parents, v[e])).then_some(e)
+        }));
+        Ok(out)
     };
     let mut blocks = edges.chunks(BLOCK);
-    let mut candidates = blocks.next().map(crossing).unwrap_or_default();
+    let mut candidates = blocks.next().map(crossing).transpose()?.unwrap_or_default();
     loop {
         let next = blocks.next();
         let link_all = |linker: &mut super::union_find::Linker<'_>, forest: &mut Vec<usize>| {
@@ -102,7 +102,7 @@ fn kruskal_sorted<P: Priority>(
             Some(block) => {
                 let ((), following) =
                     rayon::join(|| link_all(&mut linker, forest), || crossing(block));
-                candidates = following;
+                candidates = following?;
             }
             None => {
                 link_all(&mut linker, forest);
@@ -110,11 +110,12 @@ fn kruskal_sorted<P: Priority>(
             }
         }
     }
+    Ok(())
 }
 
 /// The elements of `data` that satisfy `keep`, in order.
-fn par_filter<P: Priority>(data: &[P], keep: impl Fn(&P) -> bool + Sync) -> Vec<P> {
-    par_collect_ranges(data.len(), |range, out| {
+fn par_filter<P: Priority>(data: &[P], keep: impl Fn(&P) -> bool + Sync) -> Result<Vec<P>> {
+    alloc::par_collect_ranges(data.len(), "the live edges", |range, out| {
         out.extend(data[range].iter().copied().filter(|p| keep(p)))
     })
 }

@@ -2,9 +2,10 @@
 
 use super::prepare::{Prepared, Priority};
 use super::union_find::UnionFind;
+use crate::Result;
 
 /// Positions of the forest's edges.
-pub(crate) fn kruskal<P: Priority>(graph: Prepared<'_, P>) -> Vec<usize> {
+pub(crate) fn kruskal<P: Priority>(graph: Prepared<'_, P>) -> Result<Vec<usize>> {
     let Prepared {
         num_vertices,
         u,
@@ -12,8 +13,9 @@ pub(crate) fn kruskal<P: Priority>(graph: Prepared<'_, P>) -> Vec<usize> {
         priority: mut order,
     } = graph;
     order.sort_unstable();
-    let mut sets = UnionFind::new(num_vertices);
-    let mut forest = Vec::new();
+    let mut sets = UnionFind::new(num_vertices)?;
+    // At most n - 1 edges: pushes below never grow it.
+    let mut forest = super::new_forest(num_vertices, u.len())?;
     for p in order {
         let e = p.position();
         if sets.union(u[e], v[e]) {
@@ -23,5 +25,5 @@ pub(crate) fn kruskal<P: Priority>(graph: Prepared<'_, P>) -> Vec<usize> {
             }
         }
     }
-    forest
+    Ok(forest)
 }

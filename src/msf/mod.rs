@@ -21,7 +21,7 @@ use crate::graph::{Graph, Weights};
 use crate::tier::cuda::CudaTier;
 use crate::tier::gpu::{self, Device, Gpu};
 use crate::tier::opencl::OpenClTier;
-use crate::{Error, Result, Tier};
+use crate::{alloc, Error, Result, Tier};
 pub(crate) use prepare::DeviceKeys;
 use prepare::{Prepared, Priority, WeightKey};
 use union_find::UnionFind;
@@ -232,33 +232,44 @@ pub(crate) struct DeviceProblem<'a> {
 /// Both directions of every edge (self-loops dropped, parallel edges merged to the
 /// lightest) as CSR arrays for a device: offsets, targets, edge positions. Needs
 /// 2m < 2^32 (device kernels index entries with 32 bits).
-pub(crate) fn device_adjacency(problem: &DeviceProblem<'_>) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+pub(crate) fn device_adjacency(
+    problem: &DeviceProblem<'_>,
+) -> Result<(Vec<u32>, Vec<u32>, Vec<u32>)> {
+    const WHAT: &str = "the edge priorities";
     let (n, u, v) = (problem.num_vertices, problem.u, problem.v);
-    let adjacency = adjacency::Adjacency::of_edges(n, u, v);
+    let adjacency = adjacency::Adjacency::of_edges(n, u, v)?;
     let adjacency = match &problem.keys {
         Some(DeviceKeys::Wide(keys)) => {
-            let priorities: Vec<u128> = keys
-                .par_iter()
-                .enumerate()
-                .map(|(e, &k)| Priority::new(k, e))
-                .collect();
-            adjacency.merge_parallel_edges(&priorities)
+            let priorities: Vec<u128> = alloc::par_collect(
+                keys.par_iter()
+                    .enumerate()
+                    .map(|(e, &k)| Priority::new(k, e)),
+                WHAT,
+            )?;
+            adjacency.merge_parallel_edges(&priorities)?
         }
         keys => {
             let key = |e: usize| match keys {
                 Some(DeviceKeys::Narrow(k)) => k[e] as u64,
                 _ => 0,
             };
-            let priorities: Vec<u64> = (0..u.len())
-                .into_par_iter()
-                .map(|e| Priority::new(key(e), e))
-                .collect();
-            adjacency.merge_parallel_edges(&priorities)
+            let priorities: Vec<u64> = alloc::par_collect(
+                (0..u.len())
+                    .into_par_iter()
+                    .map(|e| Priority::new(key(e), e)),
+                WHAT,
+            )?;
+            adjacency.merge_parallel_edges(&priorities)?
         }
     };
-    let offsets = adjacency.offsets.iter().map(|&o| o as u32).collect();
-    let (targets, edges) = adjacency.entries.iter().copied().unzip();
-    (offsets, targets, edges)
+    let offsets = alloc::par_collect(
+        adjacency.offsets.par_iter().map(|&o| o as u32),
+        "the device adjacency offsets",
+    )?;
+    let entries = &adjacency.entries;
+    let targets = alloc::par_collect(entries.par_iter().map(|e| e.0), "the device targets")?;
+    let edges = alloc::par_collect(entries.par_iter().map(|e| e.1), "the device edge list")?;
+    Ok((offsets, targets, edges))
 }
 
 /// Validates `graph`, runs the algorithm on `solver`, and assembles the forest.
@@ -279,7 +290,8 @@ pub(crate) fn minimum_spanning_forest(
     let num_components = num_vertices - edges.len();
     let labels = options
         .labels
-        .then(|| component_labels(num_vertices, graph, &edges));
+        .then(|| component_labels(num_vertices, graph, &edges))
+        .transpose()?;
     Ok(Forest {
         edges,
         num_vertices,
@@ -309,7 +321,7 @@ fn solve_on_gpu<D: Device, W: WeightKey>(
     let algorithm = options.algorithm;
     let (positions, timings) = gpu::msf::solve(tier, &problem, algorithm)?;
     Ok((
-        chosen_ids(m, positions, ends.ids.as_deref()),
+        chosen_ids(m, positions, ends.ids.as_deref())?,
         ends.num_vertices,
         Some(timings),
     ))
@@ -373,44 +385,28 @@ fn solve<P: Priority, W: WeightKey>(
         Algorithm::Prim => prim::prim(&prepared),
         Algorithm::Strut => strut::strut(&prepared),
         Algorithm::Kruskal => kruskal::kruskal(prepared),
-    };
-    let mut chosen = vec![false; m];
+    }?;
+    let mut chosen: Vec<bool> = alloc::zeroed(m, "the chosen-edge flags")?;
     for e in positions {
         chosen[e] = true;
     }
-    Ok((chosen_ids(m, chosen, ids.as_deref()), num_vertices))
+    Ok((chosen_ids(m, chosen, ids.as_deref())?, num_vertices))
+}
+
+/// Room for a forest of `n` vertices and `m` edges: at most min(n - 1, m) edges, so
+/// pushing them never reallocates (and a huge declared vertex count with few edges
+/// costs nothing here).
+fn new_forest(n: usize, m: usize) -> Result<Vec<usize>> {
+    alloc::with_capacity(n.saturating_sub(1).min(m), "the forest")
 }
 
 /// The ids of the chosen positions, read back in order: ascending ids without a sort
 /// (CSR ids grow with position too).
-fn chosen_ids(m: usize, chosen: Vec<bool>, ids: Option<&[u64]>) -> Vec<u64> {
+fn chosen_ids(m: usize, chosen: Vec<bool>, ids: Option<&[u64]>) -> Result<Vec<u64>> {
     let id_of = |e: usize| ids.map_or(e as u64, |ids| ids[e]);
-    par_collect_ranges(m, |range, out| {
+    alloc::par_collect_ranges(m, "the forest's edge ids", |range, out| {
         out.extend(range.filter(|&e| chosen[e]).map(id_of))
     })
-}
-
-/// What `fill(range, out)` pushes for consecutive ranges covering `0..len`, in
-/// order: the ranges are filled in parallel, then concatenated (cheaper than rayon's
-/// unindexed collect for filters).
-pub(crate) fn par_collect_ranges<T: Send>(
-    len: usize,
-    fill: impl Fn(std::ops::Range<usize>, &mut Vec<T>) + Sync,
-) -> Vec<T> {
-    const CHUNK: usize = 1 << 16;
-    let pieces: Vec<Vec<T>> = (0..len.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|c| {
-            let mut piece = Vec::new();
-            fill(c * CHUNK..((c + 1) * CHUNK).min(len), &mut piece);
-            piece
-        })
-        .collect();
-    let mut all = Vec::with_capacity(pieces.iter().map(Vec::len).sum());
-    for piece in pieces {
-        all.extend(piece);
-    }
-    all
 }
 
 /// Sum of the forest's weights in ascending edge-id order (`ids` are sorted; ids index
@@ -439,23 +435,21 @@ fn edge_ends(graph: &Graph<'_>, id: u64) -> (u32, u32) {
     }
 }
 
-/// Per vertex, the smallest vertex id of its component.
-fn component_labels(num_vertices: usize, graph: &Graph<'_>, forest: &[u64]) -> Vec<u32> {
-    let mut sets = UnionFind::new(num_vertices);
+/// Per vertex, the smallest vertex id of its component: its union-find root, since
+/// roots are the smallest vertex of their set.
+fn component_labels(num_vertices: usize, graph: &Graph<'_>, forest: &[u64]) -> Result<Vec<u32>> {
+    let mut sets = UnionFind::new(num_vertices)?;
     for &id in forest {
         let (a, b) = edge_ends(graph, id);
         sets.union(a, b);
     }
-    let mut smallest = vec![u32::MAX; num_vertices];
-    let mut labels = vec![0u32; num_vertices];
-    for x in 0..num_vertices as u32 {
-        let root = sets.find(x) as usize;
-        if smallest[root] == u32::MAX {
-            smallest[root] = x;
-        }
-        labels[x as usize] = smallest[root];
-    }
-    labels
+    let parents = sets.parents();
+    alloc::par_collect(
+        (0..num_vertices)
+            .into_par_iter()
+            .map(|x| union_find::find_shared(parents, x as u32)),
+        "the component labels",
+    )
 }
 
 #[cfg(test)]

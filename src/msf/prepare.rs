@@ -12,7 +12,7 @@ use std::fmt::Debug;
 use rayon::prelude::*;
 
 use crate::graph::{Graph, Weights};
-use crate::{Error, Result, Status};
+use crate::{alloc, Error, Result, Status};
 
 /// A unique, totally ordered edge priority: weight image in the high bits, edge
 /// position in the low bits.
@@ -302,17 +302,23 @@ pub(crate) fn endpoints<'a>(graph: &Graph<'a>, ignore_weights: bool) -> Result<E
                 )));
             }
             // Source vertex of every CSR position.
-            let mut sources = vec![0u32; targets.len()];
-            split_by_offsets(&mut sources, offsets)
+            let mut sources: Vec<u32> = alloc::zeroed(targets.len(), "the CSR entries' sources")?;
+            split_by_offsets(&mut sources, offsets)?
                 .into_par_iter()
                 .for_each(|(x, run)| run.fill(x as u32));
             check_symmetric(&sources, targets, weights.filter(|_| !ignore_weights))?;
-            let ids: Vec<u64> = (0..targets.len() as u64)
-                .into_par_iter()
-                .filter(|&p| sources[p as usize] < targets[p as usize])
-                .collect();
-            let u = ids.par_iter().map(|&p| sources[p as usize]).collect();
-            let v = ids.par_iter().map(|&p| targets[p as usize]).collect();
+            let ids: Vec<u64> =
+                alloc::par_collect_ranges(targets.len(), "the CSR edges' ids", |range, out| {
+                    out.extend(range.filter(|&p| sources[p] < targets[p]).map(|p| p as u64))
+                })?;
+            let u = alloc::par_collect(
+                ids.par_iter().map(|&p| sources[p as usize]),
+                "the CSR edges' first ends",
+            )?;
+            let v = alloc::par_collect(
+                ids.par_iter().map(|&p| targets[p as usize]),
+                "the CSR edges' second ends",
+            )?;
             Ok(Endpoints {
                 num_vertices,
                 u: Cow::Owned(u),
@@ -346,8 +352,11 @@ fn check_vertex_count(n: usize) -> Result<()> {
 }
 
 /// Splits `data` into the runs given by CSR `offsets`, numbered by vertex.
-fn split_by_offsets<'d>(mut data: &'d mut [u32], offsets: &[u64]) -> Vec<(usize, &'d mut [u32])> {
-    let mut runs = Vec::with_capacity(offsets.len());
+fn split_by_offsets<'d>(
+    mut data: &'d mut [u32],
+    offsets: &[u64],
+) -> Result<Vec<(usize, &'d mut [u32])>> {
+    let mut runs = alloc::with_capacity(offsets.len(), "the CSR runs")?;
     for (x, w) in offsets.windows(2).enumerate() {
         let (run, rest) = data.split_at_mut((w[1] - w[0]) as usize);
         if !run.is_empty() {
@@ -355,7 +364,7 @@ fn split_by_offsets<'d>(mut data: &'d mut [u32], offsets: &[u64]) -> Vec<(usize,
         }
         data = rest;
     }
-    runs
+    Ok(runs)
 }
 
 /// Every CSR entry x→y (x ≠ y) must have a reverse entry y→x of equal weight, one for
@@ -370,16 +379,14 @@ fn check_symmetric(sources: &[u32], targets: &[u32], weights: Option<Weights>) -
             p,
         )
     };
-    let mut forward: Vec<_> = (0..targets.len())
-        .into_par_iter()
-        .filter(|&p| sources[p] < targets[p])
-        .map(entry)
-        .collect();
-    let mut backward: Vec<_> = (0..targets.len())
-        .into_par_iter()
-        .filter(|&p| sources[p] > targets[p])
-        .map(entry)
-        .collect();
+    let mut forward: Vec<_> =
+        alloc::par_collect_ranges(targets.len(), "the CSR forward entries", |range, out| {
+            out.extend(range.filter(|&p| sources[p] < targets[p]).map(entry))
+        })?;
+    let mut backward: Vec<_> =
+        alloc::par_collect_ranges(targets.len(), "the CSR backward entries", |range, out| {
+            out.extend(range.filter(|&p| sources[p] > targets[p]).map(entry))
+        })?;
     forward.par_sort_unstable();
     backward.par_sort_unstable();
     let describe = |(_, _, _, p): (u32, u32, u64, usize)| {
@@ -437,18 +444,18 @@ pub(crate) fn priorities<P: Priority, W: WeightKey>(
     num_edges: usize,
     order: KeyOrder,
 ) -> Result<Vec<P>> {
+    const WHAT: &str = "the edge priorities";
     let Some(weights) = weights else {
-        return Ok((0..num_edges)
-            .into_par_iter()
-            .map(|i| P::new(0, i))
-            .collect());
+        return alloc::par_collect((0..num_edges).into_par_iter().map(|i| P::new(0, i)), WHAT);
     };
     reject_nan(weights, ids, num_edges)?;
     let weight_of = |i: usize| weights[ids.map_or(i, |ids| ids[i] as usize)];
-    Ok((0..num_edges)
-        .into_par_iter()
-        .map(|i| P::new(order.key(weight_of(i)), i))
-        .collect())
+    alloc::par_collect(
+        (0..num_edges)
+            .into_par_iter()
+            .map(|i| P::new(order.key(weight_of(i)), i)),
+        WHAT,
+    )
 }
 
 /// An error naming the first edge (in position order) with a NaN weight.
@@ -488,15 +495,12 @@ pub(crate) fn device_keys<W: WeightKey>(
     };
     reject_nan(weights, ids, num_edges)?;
     let key_of = |i: usize| order.key(weights[ids.map_or(i, |ids| ids[i] as usize)]);
+    const WHAT: &str = "the edges' weight keys";
+    let all = (0..num_edges).into_par_iter();
     Ok(Some(if W::NARROW {
-        DeviceKeys::Narrow(
-            (0..num_edges)
-                .into_par_iter()
-                .map(|i| key_of(i) as u32)
-                .collect(),
-        )
+        DeviceKeys::Narrow(alloc::par_collect(all.map(|i| key_of(i) as u32), WHAT)?)
     } else {
-        DeviceKeys::Wide((0..num_edges).into_par_iter().map(key_of).collect())
+        DeviceKeys::Wide(alloc::par_collect(all.map(key_of), WHAT)?)
     }))
 }
 

@@ -14,6 +14,7 @@ use rayon::prelude::*;
 
 use super::adjacency::Adjacency;
 use super::prepare::{Prepared, Priority};
+use crate::{alloc, Result};
 
 /// Work below which a step's loops stay on one thread.
 const PARALLEL_WORK: usize = 1 << 15;
@@ -29,14 +30,14 @@ struct Candidates<P> {
 }
 
 impl<P: Priority> Candidates<P> {
-    fn new(n: usize) -> Self {
+    fn new(n: usize) -> Result<Self> {
         let block_len = ((n as f64).sqrt() as usize).max(64);
-        Candidates {
-            lightest: vec![P::NONE; n],
-            in_tree: vec![false; n],
+        Ok(Candidates {
+            lightest: alloc::filled(n, P::NONE, "Prim's candidate edges")?,
+            in_tree: alloc::zeroed(n, "Prim's tree flags")?,
             block_len,
-            block_min: vec![(P::NONE, 0); n.div_ceil(block_len)],
-        }
+            block_min: alloc::filled(n.div_ceil(block_len), (P::NONE, 0), "Prim's block minima")?,
+        })
     }
 
     fn refresh_block(&mut self, block: usize) {
@@ -67,15 +68,16 @@ impl<P: Priority> Candidates<P> {
     }
 }
 
-pub(crate) fn prim<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
+pub(crate) fn prim<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>> {
     let n = graph.num_vertices;
     let priority = &graph.priority[..];
-    let g = Adjacency::of_edges(n, &graph.u, &graph.v);
-    let mut forest = Vec::with_capacity(n.saturating_sub(1));
+    let g = Adjacency::of_edges(n, &graph.u, &graph.v)?;
+    // At most n - 1 edges: pushes below never grow it.
+    let mut forest = super::new_forest(n, graph.u.len())?;
     if n == 0 {
-        return forest;
+        return Ok(forest);
     }
-    let mut c = Candidates::<P>::new(n);
+    let mut c = Candidates::<P>::new(n)?;
     let mut lowest_unreached = 0usize;
     loop {
         let (p, x) = c.minimum();
@@ -96,20 +98,27 @@ pub(crate) fn prim<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
         let neighbours = g.of(x as usize);
         if neighbours.len() >= PARALLEL_WORK {
             // Dense step: propose improvements in parallel, apply them after.
-            let improved: Vec<(u32, P)> = neighbours
-                .par_iter()
-                .map(|&(y, e)| (y, priority[e as usize]))
-                .filter(|&(y, q)| !c.in_tree[y as usize] && q < c.lightest[y as usize])
-                .collect();
+            let improved: Vec<(u32, P)> = alloc::par_collect_ranges(
+                neighbours.len(),
+                "Prim's improved candidates",
+                |range, out| {
+                    out.extend(
+                        neighbours[range]
+                            .iter()
+                            .map(|&(y, e)| (y, priority[e as usize]))
+                            .filter(|&(y, q)| !c.in_tree[y as usize] && q < c.lightest[y as usize]),
+                    )
+                },
+            )?;
             for &(y, q) in &improved {
                 if q < c.lightest[y as usize] {
                     c.lightest[y as usize] = q;
                 }
             }
-            let mut blocks: Vec<usize> = improved
-                .iter()
-                .map(|&(y, _)| y as usize / c.block_len)
-                .collect();
+            let mut blocks: Vec<usize> = alloc::collect(
+                improved.iter().map(|&(y, _)| y as usize / c.block_len),
+                "Prim's changed blocks",
+            )?;
             blocks.sort_unstable();
             blocks.dedup();
             for b in blocks {
@@ -128,5 +137,5 @@ pub(crate) fn prim<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
             }
         }
     }
-    forest
+    Ok(forest)
 }

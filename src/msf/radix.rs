@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 
 use super::prepare::Priority;
+use crate::{alloc, Result};
 
 /// Bits per digit: 2048 buckets keep the histograms in L1 and need few passes.
 const DIGIT_BITS: u32 = 11;
@@ -31,9 +32,9 @@ impl<T> Destination<T> {
 /// Sorts priorities that are already in ascending position order by their weight
 /// part only: the sort is stable, so equal weights stay in position order and the
 /// result is in (weight, position) order without sorting the position bits.
-pub(crate) fn sort_by_weight<P: Priority>(data: &mut Vec<P>) {
+pub(crate) fn sort_by_weight<P: Priority>(data: &mut Vec<P>) -> Result<()> {
     debug_assert!(data.windows(2).all(|w| w[0].position() < w[1].position()));
-    radix_sort_by(data, P::KEY_SHIFT, P::BITS, |p, shift| p.shifted(shift));
+    radix_sort_by(data, P::KEY_SHIFT, P::BITS, |p, shift| p.shifted(shift))
 }
 
 /// Sorts `data` stably by the key bits `low_bit..high_bit`, where `bits(item, s)`
@@ -43,10 +44,10 @@ pub(crate) fn radix_sort_by<T: Copy + Send + Sync>(
     low_bit: u32,
     high_bit: u32,
     bits: impl Fn(&T, u32) -> u64 + Sync,
-) {
+) -> Result<()> {
     let n = data.len();
     if n < 2 {
-        return;
+        return Ok(());
     }
     let digit = |x: &T, shift: u32| (bits(x, shift) & (BUCKETS as u64 - 1)) as usize;
     let first = data[0];
@@ -58,11 +59,12 @@ pub(crate) fn radix_sort_by<T: Copy + Send + Sync>(
         })
         .collect();
     if varying.is_empty() {
-        return;
+        return Ok(());
     }
     let chunks = (rayon::current_num_threads() * 4).max(1);
     let chunk_len = n.div_ceil(chunks);
-    let mut scratch: Vec<T> = vec![first; n];
+    // Histograms and starts are per chunk (a few per thread), not per element.
+    let mut scratch: Vec<T> = alloc::filled(n, first, "the radix sort's scratch array")?;
     for &shift in &varying {
         let histograms: Vec<Vec<usize>> = data
             .par_chunks(chunk_len)
@@ -98,6 +100,7 @@ pub(crate) fn radix_sort_by<T: Copy + Send + Sync>(
             });
         std::mem::swap(data, &mut scratch);
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -122,7 +125,7 @@ mod tests {
             .collect();
         let mut expected = data.clone();
         expected.sort_unstable();
-        sort_by_weight(&mut data);
+        sort_by_weight(&mut data).unwrap();
         assert_eq!(data, expected);
 
         let mut wide: Vec<u128> = (0..100_000usize)
@@ -130,7 +133,7 @@ mod tests {
             .collect();
         let mut expected = wide.clone();
         expected.sort_unstable();
-        sort_by_weight(&mut wide);
+        sort_by_weight(&mut wide).unwrap();
         assert_eq!(wide, expected);
     }
 
@@ -140,7 +143,7 @@ mod tests {
         let mut data: Vec<(u64, u32)> = (0..150_000u32).map(|i| (next() % 5000, i)).collect();
         let mut expected = data.clone();
         expected.sort_by_key(|&(k, _)| k); // stable
-        radix_sort_by(&mut data, 0, 64, |&(k, _), s| k >> s);
+        radix_sort_by(&mut data, 0, 64, |&(k, _), s| k >> s).unwrap();
         assert_eq!(data, expected);
     }
 }

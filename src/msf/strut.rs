@@ -15,6 +15,7 @@ use super::contract::{
     lightest_per_segment, merge_parallel_links, pointer_doubling, renumber, Link,
 };
 use super::prepare::{Prepared, Priority};
+use crate::{alloc, Result};
 
 /// Per fragment, its incident edge-vertices (CSR by counting sort on the fragments,
 /// as in the paper).
@@ -24,8 +25,8 @@ struct Incidence {
 }
 
 impl Incidence {
-    fn new(fragments: usize, edge_vertices: &[Link]) -> Self {
-        let mut offsets = vec![0usize; fragments + 1];
+    fn new(fragments: usize, edge_vertices: &[Link]) -> Result<Self> {
+        let mut offsets: Vec<usize> = alloc::zeroed(fragments + 1, "the incidence offsets")?;
         for &(a, b, _) in edge_vertices {
             offsets[a as usize + 1] += 1;
             offsets[b as usize + 1] += 1;
@@ -33,71 +34,73 @@ impl Incidence {
         for f in 0..fragments {
             offsets[f + 1] += offsets[f];
         }
-        let mut cursor = offsets.clone();
-        let mut incident = vec![0u32; offsets[fragments]];
+        let mut cursor = alloc::collect(offsets.iter().copied(), "the incidence cursors")?;
+        let mut incident: Vec<u32> = alloc::zeroed(offsets[fragments], "the incidence lists")?;
         for (i, &(a, b, _)) in edge_vertices.iter().enumerate() {
             for end in [a, b] {
                 incident[cursor[end as usize]] = i as u32;
                 cursor[end as usize] += 1;
             }
         }
-        Incidence {
+        Ok(Incidence {
             offsets,
             edge_vertices: incident,
-        }
+        })
     }
 }
 
-pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
+pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>> {
     let priority = &graph.priority[..];
+    let (u, v) = (&graph.u[..], &graph.v[..]);
     // One edge-vertex per edge that is not a self-loop, joined to its two fragments.
-    let mut edge_vertices: Vec<Link> = (0..graph.u.len())
-        .into_par_iter()
-        .filter(|&e| graph.u[e] != graph.v[e])
-        .map(|e| {
-            (
-                graph.u[e].min(graph.v[e]),
-                graph.u[e].max(graph.v[e]),
-                e as u32,
+    let mut edge_vertices: Vec<Link> =
+        alloc::par_collect_ranges(u.len(), "the edge-vertices", |range, out| {
+            out.extend(
+                range
+                    .filter(|&e| u[e] != v[e])
+                    .map(|e| (u[e].min(v[e]), u[e].max(v[e]), e as u32)),
             )
-        })
-        .collect();
+        })?;
     let mut fragments = graph.num_vertices;
-    let mut forest = Vec::with_capacity(fragments.saturating_sub(1));
+    let mut forest = super::new_forest(fragments, u.len())?;
     while !edge_vertices.is_empty() {
         // The strut: each fragment's lightest incident edge-vertex.
         let strut: Vec<Option<u32>> = {
-            let incidence = Incidence::new(fragments, &edge_vertices);
+            let incidence = Incidence::new(fragments, &edge_vertices)?;
             let weight =
                 |i: usize| priority[edge_vertices[incidence.edge_vertices[i] as usize].2 as usize];
-            lightest_per_segment(&incidence.offsets, weight)
-                .into_par_iter()
-                .map(|i| i.map(|i| incidence.edge_vertices[i]))
-                .collect()
+            alloc::par_collect(
+                lightest_per_segment(&incidence.offsets, weight)?
+                    .into_par_iter()
+                    .map(|i| i.map(|i| incidence.edge_vertices[i])),
+                "the struts",
+            )?
         };
         // Strut degree of each edge-vertex: how many of its two fragments picked it.
-        let degree: Vec<u8> = edge_vertices
-            .par_iter()
-            .enumerate()
-            .map(|(i, &(a, b, _))| {
+        let degree: Vec<u8> = alloc::par_collect(
+            edge_vertices.par_iter().enumerate().map(|(i, &(a, b, _))| {
                 (strut[a as usize] == Some(i as u32)) as u8
                     + (strut[b as usize] == Some(i as u32)) as u8
-            })
-            .collect();
-        forest.par_extend(
-            edge_vertices
-                .par_iter()
-                .zip(&degree)
-                .filter(|&(_, &d)| d > 0)
-                .map(|(&(_, _, e), _)| e as usize),
-        );
+            }),
+            "the strut degrees",
+        )?;
+        // A forest never has more than n - 1 edges, so this stays in its room.
+        forest.extend(alloc::par_collect_ranges(
+            edge_vertices.len(),
+            "the forest's new edges",
+            |range, out| {
+                out.extend(
+                    range
+                        .filter(|&i| degree[i] > 0)
+                        .map(|i| edge_vertices[i].2 as usize),
+                )
+            },
+        )?);
         // Merge fragments along the strut: a fragment's successor is the other end of
         // its strut; a zero-difference edge-vertex is a 2-cycle, rooted at its smaller
         // fragment (its first end).
-        let successor: Vec<u32> = strut
-            .par_iter()
-            .enumerate()
-            .map(|(f, s)| match *s {
+        let successor: Vec<u32> = alloc::par_collect(
+            strut.par_iter().enumerate().map(|(f, s)| match *s {
                 None => f as u32,
                 Some(i) => {
                     let (a, b, _) = edge_vertices[i as usize];
@@ -108,10 +111,11 @@ pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
                         other
                     }
                 }
-            })
-            .collect();
+            }),
+            "the successors",
+        )?;
         drop((strut, degree));
-        let (fragment, count) = renumber(&pointer_doubling(successor));
+        let (fragment, count) = renumber(&pointer_doubling(successor)?)?;
         // Compaction, in place: relabel, drop edge-vertices inside a fragment, merge
         // parallel ones to the lightest.
         edge_vertices.par_iter_mut().for_each(|link| {
@@ -119,8 +123,8 @@ pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Vec<usize> {
             *link = (fa.min(fb), fa.max(fb), link.2);
         });
         edge_vertices.retain(|&(a, b, _)| a != b);
-        merge_parallel_links(&mut edge_vertices, priority);
+        merge_parallel_links(&mut edge_vertices, priority)?;
         fragments = count;
     }
-    forest
+    Ok(forest)
 }

@@ -8,11 +8,19 @@
 //!
 //! Roots are linked by index (the larger under the smaller) with path halving: one
 //! array and no rank, which measured faster than union by rank on every benchmark
-//! graph because each union touches less memory.
+//! graph because each union touches less memory. So a root is always the smallest
+//! vertex of its set.
+//!
+//! Each slot stores `parent ^ vertex`, so that all-zero memory is n singletons: the
+//! array comes from `calloc`-like memory and only the pages of vertices that edges
+//! touch are ever written (a huge declared vertex count with few edges costs address
+//! space, not memory).
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
+
+use crate::{alloc, Result};
 
 pub(crate) struct UnionFind {
     parent: Vec<AtomicU32>,
@@ -22,7 +30,7 @@ pub(crate) struct UnionFind {
 #[inline]
 pub(crate) fn find_shared(parent: &[AtomicU32], mut x: u32) -> u32 {
     loop {
-        let p = parent[x as usize].load(Relaxed);
+        let p = parent_of(parent, x);
         if p == x {
             return x;
         }
@@ -31,21 +39,16 @@ pub(crate) fn find_shared(parent: &[AtomicU32], mut x: u32) -> u32 {
 }
 
 impl UnionFind {
-    pub fn new(n: usize) -> Self {
-        UnionFind {
-            parent: (0..n as u64).map(|x| AtomicU32::new(x as u32)).collect(),
-        }
+    /// `n` singletons (4 bytes per vertex, written only when linked).
+    pub fn new(n: usize) -> Result<Self> {
+        Ok(UnionFind {
+            parent: alloc::zeroed(n, "the union-find parents")?,
+        })
     }
 
     /// The parent array, for lookups from other threads with [`find_shared`].
     pub fn parents(&self) -> &[AtomicU32] {
         &self.parent
-    }
-
-    /// Representative of `x`, shortening the path on the way.
-    #[inline]
-    pub fn find(&mut self, x: u32) -> u32 {
-        find_halving(&self.parent, x)
     }
 
     /// Joins the sets of `a` and `b`; false if they were already one.
@@ -65,16 +68,19 @@ impl UnionFind {
     }
 
     /// Points every element straight at its root, so later lookups take one step.
-    pub fn flatten(&mut self) {
+    pub fn flatten(&mut self) -> Result<()> {
         let parent = &self.parent;
-        let roots: Vec<u32> = (0..parent.len() as u32)
+        let roots: Vec<u32> = alloc::par_collect(
+            (0..parent.len() as u32)
+                .into_par_iter()
+                .map(|x| find_shared(parent, x)),
+            "the union-find roots",
+        )?;
+        roots
             .into_par_iter()
-            .map(|x| find_shared(parent, x))
-            .collect();
-        parent
-            .par_iter()
-            .zip(roots)
-            .for_each(|(p, r)| p.store(r, Relaxed));
+            .enumerate()
+            .for_each(|(x, r)| set_parent(parent, x as u32, r));
+        Ok(())
     }
 }
 
@@ -96,14 +102,24 @@ impl Linker<'_> {
 #[inline]
 fn find_halving(parent: &[AtomicU32], mut x: u32) -> u32 {
     loop {
-        let p = parent[x as usize].load(Relaxed);
+        let p = parent_of(parent, x);
         if p == x {
             return x;
         }
-        let grandparent = parent[p as usize].load(Relaxed);
-        parent[x as usize].store(grandparent, Relaxed);
+        let grandparent = parent_of(parent, p);
+        set_parent(parent, x, grandparent);
         x = grandparent;
     }
+}
+
+#[inline(always)]
+fn parent_of(parent: &[AtomicU32], x: u32) -> u32 {
+    parent[x as usize].load(Relaxed) ^ x
+}
+
+#[inline(always)]
+fn set_parent(parent: &[AtomicU32], x: u32, p: u32) {
+    parent[x as usize].store(p ^ x, Relaxed)
 }
 
 #[inline]
@@ -113,6 +129,6 @@ fn link(parent: &[AtomicU32], a: u32, b: u32) -> bool {
         return false;
     }
     let (low, high) = (ra.min(rb), ra.max(rb));
-    parent[high as usize].store(low, Relaxed);
+    set_parent(parent, high, low);
     true
 }

@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use rayon::prelude::*;
 
 use crate::graph::WeightVec;
+use crate::{alloc, Error};
 
 pub(crate) use super::input::LineError;
 
@@ -31,7 +32,12 @@ pub(crate) struct WeightAcc {
     /// An integer no integer type could hold together with the others, tolerated while
     /// the file may still turn out to be real-valued.
     pending_int_error: Option<LineError>,
+    /// A refused allocation while widening the store, reported by the next
+    /// [`ArcList::push`] (every weight is followed by its arc's push).
+    memory_error: Option<Error>,
 }
+
+const WEIGHTS: &str = "the weights read";
 
 impl WeightAcc {
     /// No weights at all.
@@ -42,28 +48,56 @@ impl WeightAcc {
             saw_real: false,
             has_negative: false,
             pending_int_error: None,
+            memory_error: None,
         }
     }
 
     /// Integer weights; with `allow_real`, a real literal turns the whole file to `f64`.
-    pub(crate) fn integers(capacity: usize, allow_real: bool) -> Self {
-        WeightAcc {
-            store: Store::U32(Vec::with_capacity(capacity)),
+    pub(crate) fn integers(capacity: usize, allow_real: bool) -> crate::Result<Self> {
+        Ok(WeightAcc {
+            store: Store::U32(alloc::with_capacity(capacity, WEIGHTS)?),
             allow_real,
-            saw_real: false,
-            has_negative: false,
-            pending_int_error: None,
-        }
+            ..Self::none()
+        })
     }
 
     /// Real weights (`f64`) whatever the literals look like.
-    pub(crate) fn reals(capacity: usize) -> Self {
-        WeightAcc {
-            store: Store::F64(Vec::with_capacity(capacity)),
+    pub(crate) fn reals(capacity: usize) -> crate::Result<Self> {
+        Ok(WeightAcc {
+            store: Store::F64(alloc::with_capacity(capacity, WEIGHTS)?),
             allow_real: true,
             saw_real: true,
-            has_negative: false,
-            pending_int_error: None,
+            ..Self::none()
+        })
+    }
+
+    /// Makes room for the next weight (so that the pushes never grow the store).
+    fn reserve_next(&mut self) -> crate::Result<()> {
+        if let Some(e) = self.memory_error.take() {
+            return Err(e);
+        }
+        match &mut self.store {
+            Store::None => Ok(()),
+            Store::U32(w) => alloc::reserve(w, 1, WEIGHTS),
+            Store::I64(w) => alloc::reserve(w, 1, WEIGHTS),
+            Store::U64(w) => alloc::reserve(w, 1, WEIGHTS),
+            Store::F64(w) => alloc::reserve(w, 1, WEIGHTS),
+        }
+    }
+
+    /// The store converted element by element, or `None` (with the error kept for
+    /// [`Self::reserve_next`]) when its room could not be allocated.
+    fn widened<A: Copy, B>(&mut self, w: &[A], convert: impl Fn(A) -> B) -> Option<Vec<B>> {
+        // One spare slot: the value being pushed.
+        match alloc::with_capacity(w.len() + 1, WEIGHTS) {
+            Ok(mut wide) => {
+                wide.extend(w.iter().map(|&x| convert(x)));
+                Some(wide)
+            }
+            Err(e) => {
+                self.memory_error = Some(e);
+                None
+            }
         }
     }
 
@@ -92,22 +126,26 @@ impl WeightAcc {
                 return Err((line, "internal: weight pushed to a weightless list".into()))
             }
             Store::U32(w) if fits_i64 => {
-                let mut wide: Vec<i64> = Vec::with_capacity(w.capacity().max(w.len() + 1));
-                wide.extend(w.iter().map(|&x| x as i64));
-                self.has_negative |= v < 0;
-                wide.push(v as i64);
-                self.store = Store::I64(wide);
+                let w = std::mem::take(w);
+                if let Some(mut wide) = self.widened(&w, |x| x as i64) {
+                    self.has_negative |= v < 0;
+                    wide.push(v as i64);
+                    self.store = Store::I64(wide);
+                }
             }
             Store::U32(w) if fits_u64 => {
-                let mut wide: Vec<u64> = Vec::with_capacity(w.capacity().max(w.len() + 1));
-                wide.extend(w.iter().map(|&x| x as u64));
-                wide.push(v as u64);
-                self.store = Store::U64(wide);
+                let w = std::mem::take(w);
+                if let Some(mut wide) = self.widened(&w, |x| x as u64) {
+                    wide.push(v as u64);
+                    self.store = Store::U64(wide);
+                }
             }
             Store::I64(w) if fits_u64 && !self.has_negative => {
-                let wide: Vec<u64> = std::mem::take(w).into_iter().map(|x| x as u64).collect();
-                self.store = Store::U64(wide);
-                self.push_int(line, v)?;
+                let w = std::mem::take(w);
+                if let Some(wide) = self.widened(&w, |x| x as u64) {
+                    self.store = Store::U64(wide);
+                    self.push_int(line, v)?;
+                }
             }
             _ => {
                 let message = if fits_i64 || fits_u64 {
@@ -171,23 +209,30 @@ impl WeightAcc {
         Ok(())
     }
 
+    /// Turns the store to `f64` (on a refused allocation the store is left empty and
+    /// the error kept for [`Self::reserve_next`]).
     fn make_real(&mut self) {
-        let reals: Vec<f64> = match std::mem::replace(&mut self.store, Store::None) {
-            Store::None => Vec::new(),
-            Store::U32(w) => w.into_iter().map(|x| x as f64).collect(),
-            Store::I64(w) => w.into_iter().map(|x| x as f64).collect(),
-            Store::U64(w) => w.into_iter().map(|x| x as f64).collect(),
-            Store::F64(w) => w,
+        let reals: Option<Vec<f64>> = match std::mem::replace(&mut self.store, Store::None) {
+            Store::None => Some(Vec::new()),
+            Store::U32(w) => self.widened(&w, |x| x as f64),
+            Store::I64(w) => self.widened(&w, |x| x as f64),
+            Store::U64(w) => self.widened(&w, |x| x as f64),
+            Store::F64(w) => Some(w),
         };
-        self.store = Store::F64(reals);
+        if let Some(reals) = reals {
+            self.store = Store::F64(reals);
+        }
     }
 
     /// The collected weights, or the first integer that did not fit when the file turned
     /// out to have no real literal after all.
-    pub(crate) fn finish(self) -> Result<Option<WeightVec>, LineError> {
+    pub(crate) fn finish(self) -> Result<Option<WeightVec>, ArcError> {
+        if let Some(e) = self.memory_error {
+            return Err(ArcError::Memory(e));
+        }
         if let Some(e) = self.pending_int_error {
             if !self.saw_real {
-                return Err(e);
+                return Err(ArcError::Weight(e));
             }
         }
         Ok(match self.store {
@@ -216,17 +261,34 @@ pub(crate) enum ArcError {
     Weight(LineError),
     /// The earliest arc without a partner: its line (or entry index) and endpoints (0-based).
     Unpaired { line: u64, src: u32, dst: u32 },
+    /// A refused allocation.
+    Memory(Error),
 }
 
+/// Why [`pair_arcs`] failed.
+pub(crate) enum PairError {
+    /// `(arc, src, dst)`: the earliest arc left without a partner.
+    Unpaired(usize, u32, u32),
+    Memory(Error),
+}
+
+impl From<Error> for PairError {
+    fn from(e: Error) -> Self {
+        PairError::Memory(e)
+    }
+}
+
+const ARCS: &str = "the arcs read";
+
 impl ArcList {
-    pub(crate) fn new(capacity: usize, weights: WeightAcc) -> Self {
-        ArcList {
-            src: Vec::with_capacity(capacity),
-            dst: Vec::with_capacity(capacity),
+    pub(crate) fn new(capacity: usize, weights: WeightAcc) -> crate::Result<Self> {
+        Ok(ArcList {
+            src: alloc::with_capacity(capacity, ARCS)?,
+            dst: alloc::with_capacity(capacity, ARCS)?,
             weights,
             marks: Vec::new(),
             next_line: 0,
-        }
+        })
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -234,14 +296,20 @@ impl ArcList {
     }
 
     /// Adds an arc read from `line` (the weight goes to [`Self::weights`] separately).
+    /// Also makes room for the next weight, and reports a refused allocation from
+    /// the weight just pushed.
     #[inline]
-    pub(crate) fn push(&mut self, line: u64, s: u32, d: u32) {
+    pub(crate) fn push(&mut self, line: u64, s: u32, d: u32) -> crate::Result<()> {
         if line != self.next_line {
+            alloc::reserve(&mut self.marks, 1, "the line numbers read")?;
             self.marks.push((self.src.len() as u64, line));
         }
         self.next_line = line + 1;
+        alloc::reserve(&mut self.src, 1, ARCS)?;
+        alloc::reserve(&mut self.dst, 1, ARCS)?;
         self.src.push(s);
         self.dst.push(d);
+        self.weights.reserve_next()
     }
 
     /// The edges: every arc as its own edge, or (with `paired`) arcs matched with their
@@ -254,7 +322,7 @@ impl ArcList {
             marks,
             ..
         } = self;
-        let weights = weights.finish().map_err(ArcError::Weight)?;
+        let weights = weights.finish()?;
         if !paired {
             let (mut src, mut dst, mut weights) = (src, dst, weights);
             src.shrink_to_fit();
@@ -262,10 +330,13 @@ impl ArcList {
             shrink(&mut weights);
             return Ok((src, dst, weights));
         }
-        pair_arcs(src, dst, weights).map_err(|(arc, s, d)| ArcError::Unpaired {
-            line: line_of(&marks, arc),
-            src: s,
-            dst: d,
+        pair_arcs(src, dst, weights).map_err(|e| match e {
+            PairError::Unpaired(arc, s, d) => ArcError::Unpaired {
+                line: line_of(&marks, arc),
+                src: s,
+                dst: d,
+            },
+            PairError::Memory(e) => ArcError::Memory(e),
         })
     }
 }
@@ -357,7 +428,7 @@ fn opener<K: PairKey>(k: &K) -> Opener {
 /// the same vertex with the same weight; a self-loop arc left over is its own edge.
 ///
 /// The edges are numbered by their first arc's position and keep its direction and
-/// weight. `Err((arc, src, dst))` names the earliest arc left without a partner.
+/// weight. `Unpaired(arc, src, dst)` names the earliest arc left without a partner.
 ///
 /// Sorting keys that carry endpoints, weight key, position and direction keeps every
 /// pass sequential: no random access to the arc arrays.
@@ -365,7 +436,8 @@ pub(crate) fn pair_arcs(
     src: Vec<u32>,
     dst: Vec<u32>,
     weights: Option<WeightVec>,
-) -> Result<Edges, (usize, u32, u32)> {
+) -> Result<Edges, PairError> {
+    const KEYS: &str = "the arcs' pairing keys";
     let n = src.len();
     let narrow_weights = matches!(
         weights,
@@ -373,9 +445,8 @@ pub(crate) fn pair_arcs(
     );
     let w = weights.as_ref();
     let found = if narrow_weights && n < 1 << 31 {
-        let mut keys: Vec<u128> = (0..n)
-            .into_par_iter()
-            .map(|i| {
+        let mut keys: Vec<u128> = alloc::par_collect(
+            (0..n).into_par_iter().map(|i| {
                 let (s, d) = (src[i], dst[i]);
                 let (lo, hi) = (s.min(d), s.max(d));
                 (lo as u128) << 96
@@ -383,15 +454,15 @@ pub(crate) fn pair_arcs(
                     | (weight_key(w, i) as u128) << 32
                     | (i as u128) << 1
                     | (s <= d) as u128
-            })
-            .collect();
+            }),
+            KEYS,
+        )?;
         drop((src, dst));
         keys.par_sort_unstable();
         scan_parallel(&keys)
     } else {
-        let mut keys: Vec<(u64, u64, u64)> = (0..n)
-            .into_par_iter()
-            .map(|i| {
+        let mut keys: Vec<(u64, u64, u64)> = alloc::par_collect(
+            (0..n).into_par_iter().map(|i| {
                 let (s, d) = (src[i], dst[i]);
                 let (lo, hi) = (s.min(d), s.max(d));
                 (
@@ -399,33 +470,52 @@ pub(crate) fn pair_arcs(
                     weight_key(w, i),
                     (i as u64) << 1 | (s <= d) as u64,
                 )
-            })
-            .collect();
+            }),
+            KEYS,
+        )?;
         drop((src, dst));
         keys.par_sort_unstable();
         scan_parallel(&keys)
     };
     let mut openers = found?;
     openers.par_sort_unstable();
-    let u: Vec<u32> = openers.par_iter().map(|&o| (o >> 32) as u32).collect();
-    let v: Vec<u32> = openers.par_iter().map(|&o| o as u32).collect();
-    let weights = weights.map(|w| {
-        let at = |o: &Opener| (o >> 64) as usize;
-        match w {
-            WeightVec::I32(w) => WeightVec::I32(openers.par_iter().map(|o| w[at(o)]).collect()),
-            WeightVec::U32(w) => WeightVec::U32(openers.par_iter().map(|o| w[at(o)]).collect()),
-            WeightVec::I64(w) => WeightVec::I64(openers.par_iter().map(|o| w[at(o)]).collect()),
-            WeightVec::U64(w) => WeightVec::U64(openers.par_iter().map(|o| w[at(o)]).collect()),
-            WeightVec::F32(w) => WeightVec::F32(openers.par_iter().map(|o| w[at(o)]).collect()),
-            WeightVec::F64(w) => WeightVec::F64(openers.par_iter().map(|o| w[at(o)]).collect()),
-        }
-    });
+    const EDGES: &str = "the edges paired";
+    let u: Vec<u32> = alloc::par_collect(openers.par_iter().map(|&o| (o >> 32) as u32), EDGES)?;
+    let v: Vec<u32> = alloc::par_collect(openers.par_iter().map(|&o| o as u32), EDGES)?;
+    let at = |o: &Opener| (o >> 64) as usize;
+    let weights = match weights {
+        None => None,
+        Some(WeightVec::I32(w)) => Some(WeightVec::I32(alloc::par_collect(
+            openers.par_iter().map(|o| w[at(o)]),
+            EDGES,
+        )?)),
+        Some(WeightVec::U32(w)) => Some(WeightVec::U32(alloc::par_collect(
+            openers.par_iter().map(|o| w[at(o)]),
+            EDGES,
+        )?)),
+        Some(WeightVec::I64(w)) => Some(WeightVec::I64(alloc::par_collect(
+            openers.par_iter().map(|o| w[at(o)]),
+            EDGES,
+        )?)),
+        Some(WeightVec::U64(w)) => Some(WeightVec::U64(alloc::par_collect(
+            openers.par_iter().map(|o| w[at(o)]),
+            EDGES,
+        )?)),
+        Some(WeightVec::F32(w)) => Some(WeightVec::F32(alloc::par_collect(
+            openers.par_iter().map(|o| w[at(o)]),
+            EDGES,
+        )?)),
+        Some(WeightVec::F64(w)) => Some(WeightVec::F64(alloc::par_collect(
+            openers.par_iter().map(|o| w[at(o)]),
+            EDGES,
+        )?)),
+    };
     Ok((u, v, weights))
 }
 
 /// Runs [`scan`] on pieces of `keys` cut at group boundaries: the openers in key order,
 /// or the earliest unpaired arc.
-fn scan_parallel<K: PairKey>(keys: &[K]) -> Result<Vec<Opener>, (usize, u32, u32)> {
+fn scan_parallel<K: PairKey>(keys: &[K]) -> Result<Vec<Opener>, PairError> {
     let pieces = (rayon::current_num_threads() * 4).max(1);
     let mut cuts = vec![0];
     for p in 1..pieces {
@@ -436,18 +526,19 @@ fn scan_parallel<K: PairKey>(keys: &[K]) -> Result<Vec<Opener>, (usize, u32, u32
         cuts.push(c);
     }
     cuts.push(keys.len());
+    // A few pieces per thread.
     let results: Vec<(Vec<Opener>, Option<K>)> = cuts
         .windows(2)
         .collect::<Vec<_>>()
         .into_par_iter()
         .map(|w| scan(&keys[w[0]..w[1]]))
-        .collect();
+        .collect::<crate::Result<_>>()?;
     if let Some(k) = results.iter().filter_map(|r| r.1).min_by_key(|k| k.idx()) {
         let o = opener(&k);
-        return Err((k.idx(), (o >> 32) as u32, o as u32));
+        return Err(PairError::Unpaired(k.idx(), (o >> 32) as u32, o as u32));
     }
     let total = results.iter().map(|r| r.0.len()).sum();
-    let mut all = Vec::with_capacity(total);
+    let mut all = alloc::with_capacity(total, "the edges paired")?;
     for (openers, _) in results {
         all.extend_from_slice(&openers);
     }
@@ -468,8 +559,9 @@ fn shrink(w: &mut Option<WeightVec>) {
 
 /// Pairs the arcs of whole groups (same endpoints and weight key, in file order): the
 /// openers, and the earliest arc left unpaired, if any.
-fn scan<K: PairKey>(keys: &[K]) -> (Vec<Opener>, Option<K>) {
-    let mut openers = Vec::with_capacity(keys.len() / 2 + 1);
+fn scan<K: PairKey>(keys: &[K]) -> crate::Result<(Vec<Opener>, Option<K>)> {
+    const OPENERS: &str = "the edges paired";
+    let mut openers = alloc::with_capacity(keys.len() / 2 + 1, OPENERS)?;
     let mut pending: VecDeque<K> = VecDeque::new();
     let mut first_unpaired: Option<K> = None;
     let mut note = |k: K| {
@@ -484,6 +576,8 @@ fn scan<K: PairKey>(keys: &[K]) -> (Vec<Opener>, Option<K>) {
         while j < keys.len() && keys[j].group() == g {
             j += 1;
         }
+        // Room for this group's openers (at most one per arc).
+        alloc::reserve(&mut openers, j - i, OPENERS)?;
         if g.0 >> 32 == g.0 & 0xffff_ffff {
             // Self-loops: consecutive arcs pair; a last odd one stands alone.
             openers.extend(keys[i..j].iter().step_by(2).map(opener));
@@ -511,5 +605,5 @@ fn scan<K: PairKey>(keys: &[K]) -> (Vec<Opener>, Option<K>) {
         }
         i = j;
     }
-    (openers, first_unpaired)
+    Ok((openers, first_unpaired))
 }

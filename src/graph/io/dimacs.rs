@@ -19,7 +19,7 @@ struct Header {
 
 pub(super) fn read(name: &str, lines: &mut LineReader<'_, '_>, budget: u64) -> Result<Parsed> {
     let mut header: Option<Header> = None;
-    let mut arcs = ArcList::new(0, WeightAcc::none());
+    let mut arcs = ArcList::new(0, WeightAcc::none())?;
     let mut last_line = 0;
     while let Some((ln, line)) = next_line(lines, name)? {
         last_line = ln;
@@ -64,7 +64,7 @@ pub(super) fn read(name: &str, lines: &mut LineReader<'_, '_>, budget: u64) -> R
                 arcs.weights
                     .push_int(ln, w)
                     .map_err(|(l, m)| invalid_at(name, l, m))?;
-                arcs.push(ln, (u - 1) as u32, (v - 1) as u32);
+                arcs.push(ln, (u - 1) as u32, (v - 1) as u32)?;
             }
             Some(b'p') => {
                 if let Some(h) = &header {
@@ -102,7 +102,7 @@ pub(super) fn read(name: &str, lines: &mut LineReader<'_, '_>, budget: u64) -> R
                     ));
                 }
                 let reserve = m.min(budget) as usize;
-                arcs = ArcList::new(reserve, WeightAcc::integers(reserve, false));
+                arcs = ArcList::new(reserve, WeightAcc::integers(reserve, false)?)?;
                 header = Some(Header { n, m, line: ln });
             }
             Some(_) => {

@@ -13,7 +13,7 @@ use crate::Result;
 pub(super) fn read(name: &str, lines: &mut LineReader<'_, '_>, budget: u64) -> Result<Parsed> {
     // No count is declared: guess from the file size (lines are rarely under 8 bytes).
     let reserve = (budget / 2).min(1 << 26) as usize;
-    let mut edges = ArcList::new(reserve, WeightAcc::integers(reserve, true));
+    let mut edges = ArcList::new(reserve, WeightAcc::integers(reserve, true)?)?;
     // Whether the edges have weights, and the first edge line, once known.
     let mut shape: Option<(bool, u64)> = None;
     let mut max_id: Option<u32> = None;
@@ -86,7 +86,7 @@ pub(super) fn read(name: &str, lines: &mut LineReader<'_, '_>, budget: u64) -> R
         }
         let (u, v) = (u as u32, v as u32);
         max_id = Some(max_id.map_or(u.max(v), |m| m.max(u).max(v)));
-        edges.push(ln, u, v);
+        edges.push(ln, u, v)?;
     }
     if shape.is_none() {
         edges.weights = WeightAcc::none();

@@ -4,12 +4,12 @@
 
 use std::io::{self, Read};
 
-use super::arcs::pair_arcs;
+use super::arcs::{pair_arcs, PairError};
 use super::input::{invalid, read_failure, Progress};
 use super::output::{weight_type_name, Output};
 use super::{unwritable, Parsed};
 use crate::graph::{EdgeListGraph, WeightVec};
-use crate::Result;
+use crate::{alloc, Error, Result};
 
 /// Reads into `buf` until it is full or the stream ends; returns the bytes read.
 fn fill(stream: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
@@ -32,13 +32,16 @@ fn read_i32s(
     count: u64,
     budget: u64,
     progress: &mut Progress<'_>,
-) -> io::Result<(Vec<i32>, usize)> {
-    let mut out: Vec<i32> = Vec::with_capacity(count.min(budget) as usize);
+    failed: &dyn Fn(io::Error) -> Error,
+) -> Result<(Vec<i32>, usize)> {
+    const WHAT: &str = "the int32 arrays read";
+    let mut out: Vec<i32> = alloc::with_capacity(count.min(budget) as usize, WHAT)?;
     let mut buf = vec![0u8; 1 << 20];
     let mut left = count;
     while left > 0 {
         let want = (left.min(buf.len() as u64 / 4) * 4) as usize;
-        let got = fill(stream, &mut buf[..want])?;
+        let got = fill(stream, &mut buf[..want]).map_err(failed)?;
+        alloc::reserve(&mut out, got / 4, WHAT)?;
         out.extend(
             buf[..got - got % 4]
                 .chunks_exact(4)
@@ -91,7 +94,7 @@ pub(super) fn read(
             ));
         }
     }
-    let (offsets, _) = read_i32s(stream, n + 1, budget, progress).map_err(failed)?;
+    let (offsets, _) = read_i32s(stream, n + 1, budget, progress, &failed)?;
     if (offsets.len() as u64) < n + 1 {
         return Err(invalid(
             name,
@@ -128,7 +131,7 @@ pub(super) fn read(
             ),
         ));
     }
-    let (targets, _) = read_i32s(stream, m, budget, progress).map_err(failed)?;
+    let (targets, _) = read_i32s(stream, m, budget, progress, &failed)?;
     if (targets.len() as u64) < m {
         return Err(invalid(
             name,
@@ -147,7 +150,7 @@ pub(super) fn read(
     let weights = if m == 0 {
         None
     } else {
-        let (w, partial) = read_i32s(stream, m, budget, progress).map_err(failed)?;
+        let (w, partial) = read_i32s(stream, m, budget, progress, &failed)?;
         if w.is_empty() && partial == 0 {
             None
         } else if (w.len() as u64) < m {
@@ -171,20 +174,21 @@ pub(super) fn read(
         ));
     }
 
-    let mut src = vec![0u32; m as usize];
+    let mut src: Vec<u32> = alloc::zeroed(m as usize, "the arcs' sources")?;
     for x in 0..n as usize {
         src[offsets[x] as usize..offsets[x + 1] as usize].fill(x as u32);
     }
     drop(offsets);
-    let dst: Vec<u32> = targets.into_iter().map(|t| t as u32).collect();
-    let (u, v, weights) = pair_arcs(src, dst, weights).map_err(|(a, s, d)| {
-        invalid(
+    let dst: Vec<u32> = alloc::collect(targets.into_iter().map(|t| t as u32), "the arcs' targets")?;
+    let (u, v, weights) = pair_arcs(src, dst, weights).map_err(|e| match e {
+        PairError::Unpaired(a, s, d) => invalid(
             name,
             format!(
                 "entry {a} (arc {s} -> {d}) has no reverse arc {d} -> {s} with the same weight \
                  (an .egr file lists every undirected edge in both directions)"
             ),
-        )
+        ),
+        PairError::Memory(e) => e,
     })?;
     Ok(Parsed {
         graph: EdgeListGraph {

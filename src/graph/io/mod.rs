@@ -219,6 +219,7 @@ fn next_line<'r>(lines: &'r mut LineReader<'_, '_>, name: &str) -> Result<Option
 fn arc_error(name: &str, e: ArcError, base: u32, what: &str) -> Error {
     match e {
         ArcError::Weight((line, message)) => invalid_at(name, line, message),
+        ArcError::Memory(e) => e,
         ArcError::Unpaired { line, src, dst } => {
             let (s, d) = (src as u64 + base as u64, dst as u64 + base as u64);
             invalid_at(

@@ -126,7 +126,7 @@ pub(super) fn read(name: &str, lines: &mut LineReader<'_, '_>, budget: u64) -> R
         }
     };
     let mut size: Option<Size> = None;
-    let mut arcs = ArcList::new(0, WeightAcc::none());
+    let mut arcs = ArcList::new(0, WeightAcc::none())?;
     let mut last_line = 1;
     while let Some((ln, line)) = next_line(lines, name)? {
         last_line = ln;
@@ -178,10 +178,10 @@ pub(super) fn read(name: &str, lines: &mut LineReader<'_, '_>, budget: u64) -> R
             let reserve = entries.min(budget) as usize;
             let weights = match field {
                 Field::Pattern => WeightAcc::none(),
-                Field::Integer => WeightAcc::integers(reserve, false),
-                Field::Real => WeightAcc::reals(reserve),
+                Field::Integer => WeightAcc::integers(reserve, false)?,
+                Field::Real => WeightAcc::reals(reserve)?,
             };
-            arcs = ArcList::new(reserve, weights);
+            arcs = ArcList::new(reserve, weights)?;
             size = Some(Size {
                 n: rows,
                 entries,
@@ -256,7 +256,7 @@ pub(super) fn read(name: &str, lines: &mut LineReader<'_, '_>, budget: u64) -> R
             }
             .map_err(|(l, m)| invalid_at(name, l, m))?;
         }
-        arcs.push(ln, (i - 1) as u32, (j - 1) as u32);
+        arcs.push(ln, (i - 1) as u32, (j - 1) as u32)?;
     }
     let Some(s) = size else {
         return Err(invalid_at(

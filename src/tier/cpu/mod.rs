@@ -63,7 +63,7 @@ impl CpuTier {
         dst: &mut [T],
         op: ScanOp,
         kind: ScanKind,
-    ) {
+    ) -> Result<()> {
         with_monoid!(op, M => scan::scan::<T, M>(&self.pool, src, dst, kind, &Unsegmented))
     }
 
@@ -74,7 +74,7 @@ impl CpuTier {
         flags: &[u8],
         op: ScanOp,
         kind: ScanKind,
-    ) {
+    ) -> Result<()> {
         let seg = HeadFlags(flags);
         with_monoid!(op, M => scan::scan::<T, M>(&self.pool, src, dst, kind, &seg))
     }
@@ -86,7 +86,7 @@ impl CpuTier {
         offsets: &[u64],
         op: ScanOp,
         kind: ScanKind,
-    ) {
+    ) -> Result<()> {
         let seg = Offsets(offsets);
         with_monoid!(op, M => scan::scan::<T, M>(&self.pool, src, dst, kind, &seg))
     }
@@ -106,7 +106,7 @@ impl CpuTier {
         extreme: Extreme,
         values: &mut [T],
         indices: &mut [u64],
-    ) {
+    ) -> Result<()> {
         reduce::segmented_arg_extreme(&self.pool, data, offsets, extreme, values, indices)
     }
 }

@@ -107,7 +107,7 @@ pub(crate) fn segmented_arg_extreme<T: Element>(
     extreme: Extreme,
     values: &mut [T],
     indices: &mut [u64],
-) {
+) -> crate::Result<()> {
     let empty_value = match extreme {
         Extreme::Min => T::HIGHEST,
         Extreme::Max => T::LOWEST,
@@ -132,22 +132,27 @@ pub(crate) fn segmented_arg_extreme<T: Element>(
     if data.len() <= TASK_LEN && segments <= TASK_LEN {
         // No segment is long enough to need the pool.
         reduce_block(0, values, indices);
-        return;
+        return Ok(());
     }
     // Block boundaries: the segment holding every TASK_LEN-th element, plus a cap on
     // the number of (empty or tiny) segments per block.
-    let mut starts: Vec<usize> = (0..data.len())
-        .step_by(TASK_LEN)
-        .map(|element| {
-            offsets
-                .partition_point(|&o| o as usize <= element)
-                .saturating_sub(1)
-        })
-        .chain((0..segments).step_by(TASK_LEN))
-        .collect();
+    let mut starts: Vec<usize> = crate::alloc::with_capacity(
+        data.len().div_ceil(TASK_LEN) + segments.div_ceil(TASK_LEN),
+        "the reduction's block starts",
+    )?;
+    starts.extend(
+        (0..data.len())
+            .step_by(TASK_LEN)
+            .map(|element| {
+                offsets
+                    .partition_point(|&o| o as usize <= element)
+                    .saturating_sub(1)
+            })
+            .chain((0..segments).step_by(TASK_LEN)),
+    );
     starts.sort_unstable();
     starts.dedup();
-    let mut blocks = Vec::with_capacity(starts.len());
+    let mut blocks = crate::alloc::with_capacity(starts.len(), "the reduction's blocks")?;
     let (mut values_rest, mut indices_rest) = (values, indices);
     for (k, &first) in starts.iter().enumerate() {
         let len = starts.get(k + 1).unwrap_or(&segments) - first;
@@ -161,4 +166,5 @@ pub(crate) fn segmented_arg_extreme<T: Element>(
             .into_par_iter()
             .for_each(|(first, values, indices)| reduce_block(first, values, indices));
     });
+    Ok(())
 }

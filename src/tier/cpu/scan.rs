@@ -135,7 +135,7 @@ pub(crate) fn scan<T: Element, M: Monoid<T>>(
     dst: &mut [T],
     kind: ScanKind,
     seg: &impl Segmentation,
-) {
+) -> crate::Result<()> {
     let n = dst.len();
     let chunk = chunk_len::<T>();
     if let Some(src) = src {
@@ -143,26 +143,28 @@ pub(crate) fn scan<T: Element, M: Monoid<T>>(
     }
     if n <= chunk {
         scan_chunk::<T, M>(src, dst, 0, M::IDENTITY, kind, seg);
-        return;
+        return Ok(());
     }
     // Even with one thread, go through the chunked carries below: float sums must be
     // associated the same way whatever the thread count.
 
     let num_chunks = n.div_ceil(chunk);
-    let carries: Vec<Carry> = (0..num_chunks)
-        .map(|_| Carry {
+    let carries: Vec<Carry> = crate::alloc::collect(
+        (0..num_chunks).map(|_| Carry {
             ready: AtomicBool::new(false),
             bits: AtomicU64::new(0),
-        })
-        .collect();
+        }),
+        "the scan's chunk carries",
+    )?;
     let next_chunk = AtomicUsize::new(0);
     // Hand each chunk of `dst` to whichever worker claims its index. The slots are
     // taken exactly once each (claimed through `next_chunk`), so no two workers ever
     // touch the same chunk.
-    let slots: Vec<std::sync::Mutex<Option<&mut [T]>>> = dst
-        .chunks_mut(chunk)
-        .map(|c| std::sync::Mutex::new(Some(c)))
-        .collect();
+    let slots: Vec<std::sync::Mutex<Option<&mut [T]>>> = crate::alloc::collect(
+        dst.chunks_mut(chunk)
+            .map(|c| std::sync::Mutex::new(Some(c))),
+        "the scan's chunk slots",
+    )?;
 
     let worker = || loop {
         let index = next_chunk.fetch_add(1, Ordering::Relaxed);
@@ -196,4 +198,5 @@ pub(crate) fn scan<T: Element, M: Monoid<T>>(
         scan_chunk::<T, M>(input, out, base, before, kind, seg);
     };
     pool.broadcast(|_| worker());
+    Ok(())
 }

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use super::{Arg, Device, DeviceBuffer, Gpu, ProgramKind};
 use crate::msf::{Algorithm, DeviceKeys, DeviceProblem, DeviceTimings};
 use crate::types::{ScanKind, ScanOp};
-use crate::{Error, Result, Status};
+use crate::{alloc, Error, Result, Status};
 
 /// The compile-time shape of the MSF program: key width and 64-bit atomics.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -148,7 +148,7 @@ pub(crate) fn solve<D: Device>(
         )));
     }
     if m == 0 || n == 0 {
-        return Ok((vec![false; m], timings));
+        return Ok((alloc::zeroed(m, "the chosen-edge flags")?, timings));
     }
     let (keys_kind, key_bytes) = match &problem.keys {
         None => (0, 0),
@@ -184,11 +184,15 @@ pub(crate) fn solve<D: Device>(
     let ((), device_ms) = tier.time(|| run.algorithm(problem, algorithm))?;
     timings.compute_device_ms = device_ms;
     lap(&mut timings.compute_ms);
-    let mut chosen = vec![0u8; m];
+    let mut chosen: Vec<u8> = alloc::zeroed(m, "the forest's edge flags")?;
     tier.read(&in_forest, &mut chosen)?;
     lap(&mut timings.download_ms);
     timings.peak_device_bytes = tier.meter.peak().saturating_sub(held_before);
-    Ok((chosen.into_par_iter().map(|b| b != 0).collect(), timings))
+    let chosen = alloc::par_collect(
+        chosen.into_par_iter().map(|b| b != 0),
+        "the chosen-edge flags",
+    )?;
+    Ok((chosen, timings))
 }
 
 /// Upper keys of the light phases (ascending, distinct, below u64::MAX): the keys
@@ -609,7 +613,7 @@ impl<D: Device> Run<'_, D> {
     fn prim(&self, problem: &DeviceProblem<'_>) -> Result<()> {
         let tier = self.tier;
         let n = problem.num_vertices;
-        let (offsets, targets, edges) = crate::msf::device_adjacency(problem);
+        let (offsets, targets, edges) = crate::msf::device_adjacency(problem)?;
         let offsets = tier.upload(&offsets)?;
         let targets = tier.upload(&targets)?;
         let edges = tier.upload(&edges)?;

@@ -5,7 +5,7 @@
 use super::{Arg, Device, DeviceBuffer, Gpu, ProgramKind};
 use crate::context::Segments;
 use crate::types::{Element, Extreme, ScanKind, ScanOp, EMPTY_SEGMENT};
-use crate::Result;
+use crate::{alloc, Result};
 
 /// Segmented arg-reductions: segments at least this long on average get 4 to 32
 /// work-items each (`segmented_arg_lanes`), shorter ones a work-item each.
@@ -413,7 +413,7 @@ impl<D: Device> Gpu<D> {
     ) -> Result<()> {
         let segments = offsets.len().saturating_sub(1);
         if offsets.len() == 0 || segments >= u32::MAX as usize {
-            let mut host = vec![0u64; offsets.len()];
+            let mut host: Vec<u64> = alloc::zeroed(offsets.len(), "the segment offsets")?;
             self.read(offsets, &mut host)?;
             return crate::types::validate_offsets(&host, n);
         }
@@ -439,7 +439,7 @@ impl<D: Device> Gpu<D> {
         if self.read_one(&bad, 0)? == u32::MAX {
             return Ok(());
         }
-        let mut host = vec![0u64; offsets.len()];
+        let mut host: Vec<u64> = alloc::zeroed(offsets.len(), "the segment offsets")?;
         self.read(offsets, &mut host)?;
         crate::types::validate_offsets(&host, n)
     }

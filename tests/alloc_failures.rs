@@ -1,0 +1,219 @@
+//! Every input-sized allocation can fail without taking the process down: with the
+//! `fault-injection` feature, the N-th such allocation is refused, for every N over an
+//! MSF (each algorithm, edge lists and CSR, labels on), the primitives and the graph
+//! readers, on each tier that opens. Each refused call must return
+//! `Status::OutOfMemory` naming the injected failure, and the same context must then
+//! give the undisturbed answer.
+//!
+//! Run with: cargo test --release --features fault-injection --test alloc_failures
+#![cfg(feature = "fault-injection")]
+
+use std::sync::Mutex;
+
+use gpumst::graph::io::{read_graph, write_graph, Format};
+use gpumst::{
+    testing, Algorithm, Context, EdgeListGraph, Error, Graph, MsfOptions, Options, ScanKind,
+    ScanOp, Status, Tier, WeightVec, Weights,
+};
+
+/// The knob is process wide: one test at a time.
+static KNOB: Mutex<()> = Mutex::new(());
+
+/// Runs `call` with the N-th allocation refused, for N = 0, 1, ... until a run makes
+/// fewer than N + 1 allocations; checks each refusal and the recovery. Returns how
+/// many allocation sites were walked.
+fn walk<R: PartialEq + std::fmt::Debug>(what: &str, call: impl Fn() -> Result<R, Error>) -> u64 {
+    let _guard = KNOB.lock().unwrap_or_else(|e| e.into_inner());
+    testing::fail_allocation_after(None);
+    let expected = call().unwrap_or_else(|e| panic!("{what}: the undisturbed call failed: {e}"));
+    for n in 0.. {
+        testing::fail_allocation_after(Some(n));
+        let outcome = call();
+        let failed = testing::failures();
+        let made = testing::allocations();
+        testing::fail_allocation_after(None);
+        if failed == 0 {
+            let got = outcome.unwrap_or_else(|e| panic!("{what}: no failure injected, yet: {e}"));
+            assert_eq!(got, expected, "{what}: answer with {n} allocations allowed");
+            assert!(
+                made <= n,
+                "{what}: {made} allocations but none refused at {n}"
+            );
+            return n;
+        }
+        match outcome {
+            Ok(_) => panic!("{what}: allocation {n} was refused but the call succeeded"),
+            Err(e) => {
+                assert_eq!(
+                    e.status(),
+                    Status::OutOfMemory,
+                    "{what}, allocation {n}: {e}"
+                );
+                assert!(
+                    e.message().contains("injected allocation failure"),
+                    "{what}: {e}"
+                );
+            }
+        }
+        let again = call().unwrap_or_else(|e| panic!("{what}: after failure {n}: {e}"));
+        assert_eq!(again, expected, "{what}: the call after failure {n}");
+    }
+    unreachable!()
+}
+
+fn contexts() -> Vec<Context> {
+    let mut out = Vec::new();
+    for tier in [Tier::Cpu, Tier::OpenCl, Tier::Cuda] {
+        match Context::new(&Options {
+            tier,
+            ..Options::default()
+        }) {
+            Ok(c) => out.push(c),
+            Err(e) => eprintln!("alloc_failures: {tier} tier skipped: {}", e.message()),
+        }
+    }
+    assert!(!out.is_empty(), "the CPU tier did not open");
+    out
+}
+
+fn random_graph(n: u32, m: usize, seed: u64) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let mut x = seed | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut u = Vec::new();
+    let mut v = Vec::new();
+    let mut w = Vec::new();
+    for _ in 0..m {
+        u.push((next() % n as u64) as u32);
+        v.push((next() % n as u64) as u32);
+        w.push((next() % 100) as u32);
+    }
+    (u, v, w)
+}
+
+/// The same edges as a symmetric CSR (both directions of every non-loop edge).
+fn to_csr(n: u32, u: &[u32], v: &[u32], w: &[u32]) -> (Vec<u64>, Vec<u32>, Vec<u32>) {
+    let mut arcs: Vec<(u32, u32, u32)> = Vec::new();
+    for i in 0..u.len() {
+        if u[i] != v[i] {
+            arcs.push((u[i], v[i], w[i]));
+            arcs.push((v[i], u[i], w[i]));
+        }
+    }
+    arcs.sort_unstable();
+    let mut offsets = vec![0u64; n as usize + 1];
+    for &(s, _, _) in &arcs {
+        offsets[s as usize + 1] += 1;
+    }
+    for x in 0..n as usize {
+        offsets[x + 1] += offsets[x];
+    }
+    let targets = arcs.iter().map(|a| a.1).collect();
+    let weights = arcs.iter().map(|a| a.2).collect();
+    (offsets, targets, weights)
+}
+
+#[test]
+fn msf_survives_every_refused_allocation() {
+    let (n, m) = (1000u32, 3000usize);
+    let (u, v, w) = random_graph(n, m, 7);
+    let (offsets, targets, cw) = to_csr(n, &u, &v, &w);
+    let edge_list = Graph::EdgeList {
+        num_vertices: n as usize,
+        u: &u,
+        v: &v,
+        weights: Some(Weights::U32(&w)),
+    };
+    let csr = Graph::Csr {
+        offsets: &offsets,
+        targets: &targets,
+        weights: Some(Weights::U32(&cw)),
+    };
+    for ctx in contexts() {
+        for algorithm in Algorithm::ALL {
+            for (shape, graph) in [("edge list", &edge_list), ("CSR", &csr)] {
+                let options = MsfOptions {
+                    algorithm,
+                    labels: true,
+                    ..MsfOptions::default()
+                };
+                let what = format!("{algorithm} on a {shape} on the {} tier", ctx.tier());
+                let sites = walk(&what, || ctx.msf(graph, &options));
+                assert!(sites > 0, "{what}: no allocation was counted");
+                eprintln!("alloc_failures: {what}: {sites} allocations, each refused once");
+            }
+        }
+    }
+}
+
+#[test]
+fn auto_msf_survives_refusals_on_a_graph_with_several_filter_rounds() {
+    // Large enough for filter-Kruskal's sampled pivots and parallel filters.
+    let (n, m) = (1u32 << 15, 400_000usize);
+    let (u, v, w) = random_graph(n, m, 11);
+    let graph = Graph::EdgeList {
+        num_vertices: n as usize,
+        u: &u,
+        v: &v,
+        weights: Some(Weights::U32(&w)),
+    };
+    let ctx = Context::new(&Options {
+        tier: Tier::Cpu,
+        ..Options::default()
+    })
+    .expect("the CPU tier opens");
+    let sites = walk("auto on 400k edges (CPU)", || {
+        ctx.msf(&graph, &MsfOptions::default())
+    });
+    eprintln!("alloc_failures: auto on 400k edges: {sites} allocations");
+}
+
+#[test]
+fn primitives_survive_every_refused_allocation() {
+    let data: Vec<i64> = (0..300_000i64).map(|i| (i * 7919) % 1013 - 500).collect();
+    let offsets: Vec<u64> = (0..=300u64).map(|s| s * 1000).collect();
+    for ctx in contexts() {
+        let tier = ctx.tier();
+        walk(&format!("scan on the {tier} tier"), || {
+            let mut out = vec![0i64; data.len()];
+            ctx.scan(&data, &mut out, ScanOp::Sum, ScanKind::Exclusive)
+                .map(|()| out)
+        });
+        walk(&format!("segmented argmin on the {tier} tier"), || {
+            let mut values = vec![0i64; offsets.len() - 1];
+            let mut indices = vec![0u64; offsets.len() - 1];
+            ctx.segmented_argmin(&data, &offsets, &mut values, &mut indices)
+                .map(|()| (values, indices))
+        });
+        walk(&format!("a buffer upload on the {tier} tier"), || {
+            let buffer = ctx.upload(&data)?;
+            let mut back = vec![0i64; data.len()];
+            ctx.download(&buffer, &mut back).map(|()| back)
+        });
+    }
+}
+
+#[test]
+fn graph_readers_survive_every_refused_allocation() {
+    let (u, v, w) = random_graph(300, 1000, 5);
+    let graph = EdgeListGraph {
+        num_vertices: 300,
+        u,
+        v,
+        weights: Some(WeightVec::U32(w)),
+    };
+    let dir = std::env::temp_dir().join(format!("gpumst-alloc-failures-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for file in ["g.gr", "g.gr.gz", "g.mtx.xz", "g.txt", "g.egr"] {
+        let path = dir.join(file);
+        write_graph(&path, Format::Auto, &graph).unwrap();
+        walk(&format!("reading {file}"), || {
+            read_graph(&path, Format::Auto, None).map(|g| g.graph)
+        });
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
