@@ -303,13 +303,13 @@ pub(crate) fn minimum_spanning_forest(
     })
 }
 
-/// Runs `algorithm` on a GPU tier; returns what [`solve_typed`] does.
+/// Runs `algorithm` on a GPU tier: the forest's edge ids (ascending) and timings.
 fn solve_on_gpu<D: Device, W: WeightKey>(
     tier: &Gpu<D>,
     ends: prepare::Endpoints<'_>,
     weights: Option<&[W]>,
     options: &MsfOptions,
-) -> Result<(Vec<u64>, usize, Option<DeviceTimings>)> {
+) -> Result<(Vec<u64>, Option<DeviceTimings>)> {
     let m = ends.u.len();
     let order = prepare::KeyOrder::of(options);
     let problem = DeviceProblem {
@@ -322,7 +322,6 @@ fn solve_on_gpu<D: Device, W: WeightKey>(
     let (positions, timings) = gpu::msf::solve(tier, &problem, algorithm)?;
     Ok((
         chosen_ids(m, positions, ends.ids.as_deref())?,
-        ends.num_vertices,
         Some(timings),
     ))
 }
@@ -335,21 +334,40 @@ fn solve_typed<W: WeightKey>(
     options: &MsfOptions,
     solver: Solver<'_>,
 ) -> Result<(Vec<u64>, usize, Option<DeviceTimings>)> {
-    let m = ends.u.len();
-    if options.algorithm != Algorithm::Kruskal {
-        match solver {
-            Solver::OpenCl(tier) => return solve_on_gpu(tier, ends, weights, options),
-            Solver::Cuda(tier) => return solve_on_gpu(tier, ends, weights, options),
-            Solver::Cpu => {}
+    let num_vertices = ends.num_vertices;
+    // Union-find over calloc'd memory costs nothing per isolated vertex; everything
+    // else (vertex-centric algorithms, device buffers) works on the touched vertices.
+    let ends = match (options.algorithm, solver) {
+        (Algorithm::Kruskal, _) | (Algorithm::Auto, Solver::Cpu) => ends,
+        _ => ends.without_isolated_vertices()?,
+    };
+    // The vertex count reported is the caller's, not the renumbered one.
+    let solved = match solver {
+        Solver::OpenCl(tier) if options.algorithm != Algorithm::Kruskal => {
+            solve_on_gpu(tier, ends, weights, options)
         }
-    }
+        Solver::Cuda(tier) if options.algorithm != Algorithm::Kruskal => {
+            solve_on_gpu(tier, ends, weights, options)
+        }
+        _ => solve_on_cpu(ends, weights, options),
+    };
+    solved.map(|(edges, timings)| (edges, num_vertices, timings))
+}
+
+/// [`solve_typed`] on the CPU tier (and Kruskal everywhere).
+fn solve_on_cpu<W: WeightKey>(
+    ends: prepare::Endpoints<'_>,
+    weights: Option<&[W]>,
+    options: &MsfOptions,
+) -> Result<(Vec<u64>, Option<DeviceTimings>)> {
+    let m = ends.u.len();
     // Strictly below 2^32 positions, so no packed priority can equal `Priority::NONE`.
-    let (edges, n) = if (weights.is_none() || W::NARROW) && (m as u64) < 1 << 32 {
+    let (edges, _) = if (weights.is_none() || W::NARROW) && (m as u64) < 1 << 32 {
         solve::<u64, W>(ends, weights, options)?
     } else {
         solve::<u128, W>(ends, weights, options)?
     };
-    Ok((edges, n, None))
+    Ok((edges, None))
 }
 
 fn solve<P: Priority, W: WeightKey>(

@@ -212,6 +212,41 @@ pub(crate) struct Endpoints<'a> {
     pub ids: Option<Vec<u64>>,
 }
 
+impl Endpoints<'_> {
+    /// The same edges over only the vertices they touch, renumbered densely in vertex
+    /// order, when most declared vertices are isolated (vertex-centric algorithms and
+    /// device buffers would otherwise pay per declared vertex). Edge positions, and so
+    /// the forest, do not change; the order of vertices is kept.
+    pub fn without_isolated_vertices(self) -> Result<Self> {
+        let m = self.u.len();
+        if self.num_vertices <= 4 * m + (1 << 16) {
+            return Ok(self);
+        }
+        let mut touched: Vec<u32> = alloc::with_capacity(2 * m, "the vertices with edges")?;
+        touched.extend_from_slice(&self.u);
+        touched.extend_from_slice(&self.v);
+        touched.par_sort_unstable();
+        touched.dedup();
+        let renumber = |ends: &[u32]| {
+            alloc::par_collect(
+                ends.par_iter().map(|x| {
+                    touched
+                        .binary_search(x)
+                        .expect("every end is among the touched vertices")
+                        as u32
+                }),
+                "the renumbered ends",
+            )
+        };
+        Ok(Endpoints {
+            num_vertices: touched.len(),
+            u: Cow::Owned(renumber(&self.u)?),
+            v: Cow::Owned(renumber(&self.v)?),
+            ids: self.ids,
+        })
+    }
+}
+
 /// Validates the structure of `graph` (lengths, ids, CSR shape and symmetry) and
 /// returns its edges in ascending id order.
 pub(crate) fn endpoints<'a>(graph: &Graph<'a>, ignore_weights: bool) -> Result<Endpoints<'a>> {

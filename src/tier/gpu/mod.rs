@@ -274,6 +274,8 @@ impl<D: Device> Gpu<D> {
                 ),
             ));
         }
+        // Device buffers count as input-sized allocations for the fault-injection tests.
+        crate::alloc::testing::injected("a device buffer", len)?;
         let memory = self.device.alloc(bytes as usize)?;
         self.meter.add(bytes);
         Ok(DeviceBuffer {
