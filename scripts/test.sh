@@ -29,6 +29,8 @@ echo "== OpenCL out-of-memory paths (device memory capped at 1 MB)"
 GPUMST_OPENCL_MEMORY_LIMIT=1000000 cargo test --release --test conformance out_of_device_memory
 echo "== every input-sized allocation refused in turn (fault-injection build), on each tier found"
 cargo test --release --features fault-injection --test alloc_failures
+echo "== every GPU driver call failed in turn with each injected error (PoCL here; CUDA on the device machine)"
+cargo test --release --features fault-injection --test driver_faults
 echo "== tiers on this machine (the conformance suite ran on each one found; the others were skipped)"
 cargo run --release --quiet --bin gpumst -- info
 echo "== ffi-tests (C and C++ against include/gpumst.h, under valgrind)"

@@ -7,8 +7,8 @@
 //! buffer and its size. Small fixed-size allocations (messages, a tier's bookkeeping)
 //! are left to the global allocator.
 //!
-//! With the `fault-injection` feature (test builds only) [`testing`] can make the N-th
-//! of these allocations fail, so that tests can walk every failure path.
+//! With the `fault-injection` feature (test builds only) `gpumst::testing` can make
+//! the N-th of these allocations fail, so that tests can walk every failure path.
 
 use std::alloc::{alloc_zeroed, Layout};
 use std::sync::atomic::{AtomicBool, AtomicU32};
@@ -38,7 +38,7 @@ pub(crate) fn reserve<T>(v: &mut Vec<T>, additional: usize, what: &str) -> Resul
     if v.capacity() - v.len() >= additional {
         return Ok(());
     }
-    testing::injected(what, additional)?;
+    crate::testing::allocation(what, additional)?;
     v.try_reserve(additional)
         .map_err(|_| out_of_memory::<T>(what, v.len().saturating_add(additional)))
 }
@@ -75,7 +75,7 @@ pub(crate) fn zeroed<T: Zeroable>(count: usize, what: &str) -> Result<Vec<T>> {
     if layout.size() == 0 {
         return Ok(Vec::new());
     }
-    testing::injected(what, count)?;
+    crate::testing::allocation(what, count)?;
     // SAFETY: the layout has a non-zero size (checked above).
     let ptr = unsafe { alloc_zeroed(layout) } as *mut T;
     if ptr.is_null() {
@@ -133,58 +133,6 @@ pub(crate) fn par_collect_ranges<T: Send>(
         all.extend(piece);
     }
     Ok(all)
-}
-
-/// Allocation failures on demand, for tests (`fault-injection` feature only).
-#[cfg(feature = "fault-injection")]
-pub mod testing {
-    use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::SeqCst};
-
-    /// Allocations left before the failing one; negative when disarmed.
-    static COUNTDOWN: AtomicI64 = AtomicI64::new(-1);
-    static COUNTED: AtomicU64 = AtomicU64::new(0);
-    static FAILED: AtomicU64 = AtomicU64::new(0);
-
-    /// Makes the `n`-th fallible allocation from now (0 = the next) fail, process
-    /// wide; `None` disarms. Resets the counters read by [`allocations`] and
-    /// [`failures`].
-    pub fn fail_allocation_after(n: Option<u64>) {
-        COUNTED.store(0, SeqCst);
-        FAILED.store(0, SeqCst);
-        COUNTDOWN.store(n.map_or(-1, |n| n.min(i64::MAX as u64) as i64), SeqCst);
-    }
-
-    /// Fallible allocations made (or refused) since the last arming.
-    pub fn allocations() -> u64 {
-        COUNTED.load(SeqCst)
-    }
-
-    /// Allocations refused on purpose since the last arming (0 or 1).
-    pub fn failures() -> u64 {
-        FAILED.load(SeqCst)
-    }
-
-    pub(crate) fn injected(what: &str, count: usize) -> crate::Result<()> {
-        COUNTED.fetch_add(1, SeqCst);
-        // Counts down while armed; exactly one caller takes it from 0 to -1 (disarmed).
-        let previous = COUNTDOWN.fetch_update(SeqCst, SeqCst, |c| (c >= 0).then(|| c - 1));
-        if previous == Ok(0) {
-            FAILED.fetch_add(1, SeqCst);
-            return Err(crate::Error::new(
-                crate::Status::OutOfMemory,
-                format!("injected allocation failure for {what} ({count} elements)"),
-            ));
-        }
-        Ok(())
-    }
-}
-
-#[cfg(not(feature = "fault-injection"))]
-pub(crate) mod testing {
-    #[inline(always)]
-    pub(crate) fn injected(_what: &str, _count: usize) -> crate::Result<()> {
-        Ok(())
-    }
 }
 
 #[cfg(test)]

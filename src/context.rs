@@ -398,6 +398,19 @@ impl Context {
     }
 
     /// The GPU tier of this context that holds buffers of device kind D.
+    /// Device bytes gpumst's buffers hold now on this context's GPU tiers.
+    #[cfg(feature = "fault-injection")]
+    pub(crate) fn device_bytes_held(&self) -> u64 {
+        self.backends
+            .iter()
+            .map(|backend| match backend {
+                Backend::Cpu(_) => 0,
+                Backend::OpenCl(gpu) => gpu.meter.live(),
+                Backend::Cuda(gpu) => gpu.meter.live(),
+            })
+            .sum()
+    }
+
     fn gpu_of<D: GpuKind>(&self) -> Result<&Gpu<D>> {
         self.backends.iter().find_map(D::of).ok_or_else(|| {
             Error::invalid_argument(format!(

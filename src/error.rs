@@ -51,6 +51,9 @@ impl Status {
 pub struct Error {
     status: Status,
     message: String,
+    /// The GPU context that failed cannot be used again (a sticky CUDA error, a lost
+    /// OpenCL queue): the tier refuses every later call.
+    context_lost: bool,
 }
 
 impl Error {
@@ -59,7 +62,18 @@ impl Error {
         Error {
             status,
             message: message.into(),
+            context_lost: false,
         }
+    }
+
+    /// Marks the error as one after which the device context is unusable.
+    pub(crate) fn with_context_lost(mut self) -> Self {
+        self.context_lost = true;
+        self
+    }
+
+    pub(crate) fn is_context_lost(&self) -> bool {
+        self.context_lost
     }
 
     pub fn invalid_argument(message: impl Into<String>) -> Self {

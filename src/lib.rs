@@ -21,12 +21,12 @@ mod error;
 pub mod ffi;
 pub mod graph;
 pub mod msf;
+/// Test hooks of the `fault-injection` feature (empty in other builds).
+#[cfg_attr(not(feature = "fault-injection"), doc(hidden))]
+pub mod testing;
 pub mod tier;
 pub mod types;
 
-/// Test hooks of the `fault-injection` feature (never in a release build).
-#[cfg(feature = "fault-injection")]
-pub use alloc::testing;
 pub use buffer::Buffer;
 pub use context::{Context, Options, BACKEND_ENV};
 pub use error::{Error, Result, Status};

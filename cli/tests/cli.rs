@@ -341,3 +341,85 @@ fn a_huge_declared_vertex_count_fails_cleanly_or_works() {
     assert_eq!(json["components"], 4294967295u64, "{json}");
     assert_eq!(json["total_weight"], 3, "{json}");
 }
+
+/// Compiles C source `code` into a shared library named `name` in the scratch area.
+fn fake_driver(name: &str, code: &str) -> PathBuf {
+    let source = scratch(&format!("{name}.c"));
+    let library = scratch(name);
+    std::fs::write(&source, code).unwrap();
+    let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&library)
+        .arg(&source)
+        .status()
+        .expect("a C compiler runs");
+    assert!(status.success(), "compiling {name}");
+    library
+}
+
+/// Driver libraries that load but misbehave: the probe reports what went wrong,
+/// `auto` falls back to the CPU, and a forced tier fails with the reason.
+#[test]
+fn misbehaving_drivers_are_reported_and_auto_falls_back() {
+    // Every symbol the probe needs, but cuInit fails (CUDA_ERROR_NO_DEVICE = 100).
+    let init_fails = fake_driver(
+        "libcuda-init-fails.so",
+        "int cuInit(unsigned f) { (void)f; return 100; }\n\
+         int cuDriverGetVersion(int *v) { *v = 12040; return 0; }\n\
+         int cuDeviceGetCount(int *n) { *n = 1; return 0; }\n\
+         int cuDeviceGet(int *d, int o) { *d = o; return 0; }\n\
+         int cuDeviceGetName(char *s, int n, int d) { (void)d; if (n) s[0] = 0; return 0; }\n\
+         int cuDeviceTotalMem_v2(unsigned long *b, int d) { (void)d; *b = 0; return 0; }\n\
+         int cuDeviceGetAttribute(int *v, int a, int d) { (void)a; (void)d; *v = 9; return 0; }\n",
+    );
+    // A library without the driver API's symbols.
+    let symbols_missing = fake_driver(
+        "libcuda-symbols-missing.so",
+        "int cuInit(unsigned f) { (void)f; return 0; }\n",
+    );
+    // An OpenCL loader whose clGetPlatformIDs fails (CL_OUT_OF_HOST_MEMORY = -6).
+    let opencl_fails = fake_driver(
+        "libOpenCL-fails.so",
+        "typedef void *h;\n\
+         int clGetPlatformIDs(unsigned n, h *p, unsigned *c) { (void)n; (void)p; if (c) *c = 1; return -6; }\n\
+         int clGetPlatformInfo(h p, unsigned i, unsigned long s, void *v, unsigned long *r) \
+         { (void)p; (void)i; (void)s; (void)v; (void)r; return -6; }\n\
+         int clGetDeviceIDs(h p, unsigned long t, unsigned n, h *d, unsigned *c) \
+         { (void)p; (void)t; (void)n; (void)d; (void)c; return -6; }\n\
+         int clGetDeviceInfo(h d, unsigned i, unsigned long s, void *v, unsigned long *r) \
+         { (void)d; (void)i; (void)s; (void)v; (void)r; return -6; }\n",
+    );
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/small.txt");
+    let run = |cuda: &Path, args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_gpumst"))
+            .args(args)
+            .env_remove("GPUMST_BACKEND")
+            .env("GPUMST_CUDA_LIBRARY", cuda)
+            .env("GPUMST_OPENCL_LIBRARY", &opencl_fails)
+            .output()
+            .expect("gpumst runs")
+    };
+    for (cuda, reason) in [
+        (&init_fails, "cuInit returned CUDA error 100"),
+        (&symbols_missing, "cuDriverGetVersion"),
+    ] {
+        let info = json_of(&run(cuda, &["info", "--json"]));
+        let cuda_error = info["probe"]["cuda"]["error"].as_str().unwrap_or_default();
+        assert!(cuda_error.contains(reason), "{info}");
+        let opencl_error = info["probe"]["opencl"]["error"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(opencl_error.contains("-6"), "{info}");
+
+        let auto = json_of(&run(cuda, &["msf", small.to_str().unwrap(), "--json"]));
+        assert_eq!(auto["backend"], "cpu", "{auto}");
+
+        let forced = run(cuda, &["msf", small.to_str().unwrap(), "--backend", "cuda"]);
+        assert_clean_failure(&forced, reason);
+        let forced = run(
+            cuda,
+            &["msf", small.to_str().unwrap(), "--backend", "opencl"],
+        );
+        assert_clean_failure(&forced, "-6");
+    }
+}

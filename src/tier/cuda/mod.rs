@@ -379,14 +379,28 @@ fn cuda_error(what: &str, e: DriverError) -> Error {
     };
     let name = e.error_name().map(|s| s.to_string_lossy().into_owned());
     let text = e.error_string().map(|s| s.to_string_lossy().into_owned());
-    Error::new(
+    let error = Error::new(
         status,
         format!(
             "CUDA {what} failed: {} ({})",
             name.unwrap_or_else(|_| format!("{:?}", e.0)),
             text.unwrap_or_default()
         ),
-    )
+    );
+    // Sticky errors: the CUDA context is corrupt and every later call fails with them.
+    use sys::CUresult::*;
+    match e.0 {
+        CUDA_ERROR_LAUNCH_FAILED
+        | CUDA_ERROR_ILLEGAL_ADDRESS
+        | CUDA_ERROR_MISALIGNED_ADDRESS
+        | CUDA_ERROR_HARDWARE_STACK_ERROR
+        | CUDA_ERROR_ILLEGAL_INSTRUCTION
+        | CUDA_ERROR_INVALID_ADDRESS_SPACE
+        | CUDA_ERROR_INVALID_PC
+        | CUDA_ERROR_ASSERT
+        | CUDA_ERROR_ECC_UNCORRECTABLE => error.with_context_lost(),
+        _ => error,
+    }
 }
 
 /// Opens CUDA device `index`. The caller has checked that the probe found the driver
@@ -537,6 +551,19 @@ impl gpu::Device for CudaDevice {
     type Pending = CudaPending;
     /// A staging slot (16 bytes) of the mapped page.
     type HostWords = StagingSlot;
+
+    fn injected_error(&self, what: &str, fault: crate::testing::DriverFault) -> Error {
+        use crate::testing::DriverFault::*;
+        let code = match fault {
+            OutOfMemory => sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+            LaunchFailed => sys::CUresult::CUDA_ERROR_LAUNCH_FAILED,
+            ContextLost => sys::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
+        };
+        cuda_error(
+            &format!("{what} on {} (injected)", self.name),
+            DriverError(code),
+        )
+    }
 
     fn alloc(&self, bytes: usize) -> Result<CudaMemory> {
         self.context.bind()?;

@@ -99,6 +99,10 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     /// Waits until everything issued so far has finished.
     fn finish(&self) -> Result<()>;
 
+    /// The error a driver call of `what` would return with `fault`'s code (for the
+    /// fault-injection tests), marked context-lost where the real one is.
+    fn injected_error(&self, what: &str, fault: crate::testing::DriverFault) -> Error;
+
     /// Runs `work` and, where the device keeps its own clock for the queue (CUDA
     /// events), returns the device time from its first command to its last, in ms.
     fn time<R>(&self, work: impl FnOnce() -> Result<R>) -> Result<(R, Option<f64>)> {
@@ -155,6 +159,12 @@ impl MemoryMeter {
         live
     }
 
+    /// Bytes held now.
+    #[cfg(feature = "fault-injection")]
+    pub(crate) fn live(&self) -> u64 {
+        self.live.load(Ordering::Relaxed)
+    }
+
     /// The most held since the last reset (concurrent calls on the context add up).
     pub(crate) fn peak(&self) -> u64 {
         self.peak.load(Ordering::Relaxed)
@@ -178,6 +188,9 @@ pub(crate) struct Gpu<D: Device> {
     scan_words: Mutex<ScanWords<D>>,
     /// Argmin's count of finished groups and its scratch, kept between calls.
     arg_words: Mutex<ArgWords<D>>,
+    /// Set by the first error after which the device context is unusable (a sticky
+    /// CUDA error, a lost OpenCL queue): every later call is refused with it.
+    lost: Mutex<Option<String>>,
 }
 
 /// Device words the single-pass scan keeps from one call to the next (primitives.cl):
@@ -222,7 +235,33 @@ impl<D: Device> Gpu<D> {
                 done: None,
                 scratch: None,
             }),
+            lost: Mutex::new(None),
         }
+    }
+
+    /// Runs one driver call of the device: refused once the context is lost, failed on
+    /// purpose by the fault-injection tests, and remembered when it loses the context.
+    fn driver<T>(&self, what: &str, call: impl FnOnce() -> Result<T>) -> Result<T> {
+        if let Some(why) = locked(&self.lost, "lost-context flag")?.as_ref() {
+            return Err(Error::new(
+                Status::DeviceError,
+                format!(
+                    "{} cannot be used after an earlier failure ({why}); destroy this gpumst context and create a new one",
+                    self.settings.name
+                ),
+            ));
+        }
+        let outcome = match crate::testing::driver_fault() {
+            Some(fault) => Err(self.device.injected_error(what, fault)),
+            None => call(),
+        };
+        if let Err(e) = &outcome {
+            if e.is_context_lost() {
+                let mut lost = locked(&self.lost, "lost-context flag")?;
+                lost.get_or_insert_with(|| e.message().to_string());
+            }
+        }
+        outcome
     }
 
     pub(crate) fn device_name(&self) -> String {
@@ -257,7 +296,9 @@ impl<D: Device> Gpu<D> {
         if let Some(program) = cache.get(&kind) {
             return Ok(program.clone());
         }
-        let program = Arc::new(self.device.build(kind, &self.settings)?);
+        let program = Arc::new(self.driver("building a program", || {
+            self.device.build(kind, &self.settings)
+        })?);
         cache.insert(kind, program.clone());
         Ok(program)
     }
@@ -275,8 +316,10 @@ impl<D: Device> Gpu<D> {
             ));
         }
         // Device buffers count as input-sized allocations for the fault-injection tests.
-        crate::alloc::testing::injected("a device buffer", len)?;
-        let memory = self.device.alloc(bytes as usize)?;
+        crate::testing::allocation("a device buffer", len)?;
+        let memory = self.driver("allocating device memory", || {
+            self.device.alloc(bytes as usize)
+        })?;
         self.meter.add(bytes);
         Ok(DeviceBuffer {
             memory,
@@ -326,7 +369,9 @@ impl<D: Device> Gpu<D> {
             return Ok(());
         }
         assert!(data.len() <= buffer.len, "write past a device buffer's end");
-        self.device.write(&mut buffer.memory, 0, bytes_of(data))
+        self.driver("a copy to the device", || {
+            self.device.write(&mut buffer.memory, 0, bytes_of(data))
+        })
     }
 
     /// Copies the first `out.len()` elements of `buffer` into `out` (blocking).
@@ -335,24 +380,30 @@ impl<D: Device> Gpu<D> {
             return Ok(());
         }
         assert!(out.len() <= buffer.len, "read past a device buffer's end");
-        self.device.read(&buffer.memory, 0, bytes_of_mut(out))
+        self.driver("a copy from the device", || {
+            self.device.read(&buffer.memory, 0, bytes_of_mut(out))
+        })
     }
 
     fn read_one<T: Plain>(&self, buffer: &DeviceBuffer<D, T>, index: usize) -> Result<T> {
         assert!(index < buffer.len.max(1), "read past a device buffer's end");
         let mut value = [T::default()];
-        self.device.read(
-            &buffer.memory,
-            index * std::mem::size_of::<T>(),
-            bytes_of_mut(&mut value),
-        )?;
+        self.driver("a copy from the device", || {
+            self.device.read(
+                &buffer.memory,
+                index * std::mem::size_of::<T>(),
+                bytes_of_mut(&mut value),
+            )
+        })?;
         Ok(value[0])
     }
 
     /// See [`Device::read_later`].
     fn read_later(&self, buffer: &DeviceBuffer<D, u32>, index: usize) -> Result<D::Pending> {
         assert!(index < buffer.len.max(1), "read past a device buffer's end");
-        self.device.read_later(&buffer.memory, 4 * index)
+        self.driver("a copy from the device", || {
+            self.device.read_later(&buffer.memory, 4 * index)
+        })
     }
 
     /// Sets the first `len` elements of `buffer` to `value`.
@@ -361,7 +412,9 @@ impl<D: Device> Gpu<D> {
             return Ok(());
         }
         assert!(len <= buffer.len, "fill past a device buffer's end");
-        self.device.fill(&mut buffer.memory, value, len)
+        self.driver("a fill", || {
+            self.device.fill(&mut buffer.memory, value, len)
+        })
     }
 
     /// Launches `name` over `items` work-items (rounded up to whole groups of `group`
@@ -382,17 +435,24 @@ impl<D: Device> Gpu<D> {
         } else {
             group
         };
-        self.device
-            .launch(program, name, items.div_ceil(group), group, args)
+        self.driver("a kernel launch", || {
+            self.device
+                .launch(program, name, items.div_ceil(group), group, args)
+        })
     }
 
     fn finish(&self) -> Result<()> {
-        self.device.finish()
+        self.driver("waiting for the device", || self.device.finish())
+    }
+
+    /// See [`Device::poll`].
+    fn poll(&self, pending: &mut D::Pending, wait: bool) -> Result<Option<u32>> {
+        self.driver("waiting for a copy", || self.device.poll(pending, wait))
     }
 
     /// See [`Device::time`].
     pub(crate) fn time<R>(&self, work: impl FnOnce() -> Result<R>) -> Result<(R, Option<f64>)> {
-        self.device.time(work)
+        self.driver("timing device work", || self.device.time(work))
     }
 
     pub(crate) fn upload_buffer<T: Plain>(&self, data: &[T]) -> Result<DeviceBuffer<D, T>> {

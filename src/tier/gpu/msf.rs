@@ -471,7 +471,7 @@ impl<D: Device> Run<'_, D> {
                 let Some(front) = unread.front_mut() else {
                     break;
                 };
-                let Some(length) = tier.device.poll(front, wait)? else {
+                let Some(length) = tier.poll(front, wait)? else {
                     break;
                 };
                 unread.pop_front();

@@ -452,7 +452,9 @@ impl<D: Device> Gpu<D> {
     ) -> Result<()> {
         if source.len() > 0 {
             let bytes = source.len() * std::mem::size_of::<T>();
-            self.device.copy(&source.memory, &mut copy.memory, bytes)?;
+            self.driver("a copy on the device", || {
+                self.device.copy(&source.memory, &mut copy.memory, bytes)
+            })?;
             self.finish()?;
         }
         Ok(())

@@ -5,6 +5,11 @@
 //! This module owns the device and its queue, builds programs, allocates buffers and
 //! launches kernels; the primitives and MSF algorithms in `tier::gpu` drive them.
 
+use opencl3::error_codes::{
+    ClError, CL_INVALID_COMMAND_QUEUE, CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_RESOURCES,
+};
+
+use crate::testing::DriverFault;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::Mutex;
@@ -231,10 +236,17 @@ pub(crate) fn open(index: u32) -> Result<OpenClTier> {
 
 impl OpenClDevice {
     fn cl_error(&self, what: &str, e: opencl3::error_codes::ClError) -> Error {
-        Error::new(
+        let error = Error::new(
             status_of(e.0),
             format!("OpenCL {what} failed on {}: {e}", self.name),
-        )
+        );
+        // The queue is gone (-36), or NVIDIA's code for a kernel's illegal access
+        // (-9999), after which its queue fails every command.
+        if matches!(e.0, CL_INVALID_COMMAND_QUEUE | -9999) {
+            error.with_context_lost()
+        } else {
+            error
+        }
     }
 }
 
@@ -245,6 +257,15 @@ impl gpu::Device for OpenClDevice {
     type Pending = OpenClPending;
     /// None: results are read from device memory.
     type HostWords = std::convert::Infallible;
+
+    fn injected_error(&self, what: &str, fault: DriverFault) -> Error {
+        let code = match fault {
+            DriverFault::OutOfMemory => CL_MEM_OBJECT_ALLOCATION_FAILURE,
+            DriverFault::LaunchFailed => CL_OUT_OF_RESOURCES,
+            DriverFault::ContextLost => CL_INVALID_COMMAND_QUEUE,
+        };
+        self.cl_error(&format!("{what} (injected)"), ClError(code))
+    }
 
     fn alloc(&self, bytes: usize) -> Result<Buffer<u8>> {
         // SAFETY: no host pointer is passed (null with flags that do not use one).

@@ -1,0 +1,223 @@
+//! GPU driver failures: with the `fault-injection` feature, the N-th driver call of a
+//! GPU tier fails with a chosen error, for every N over an MSF (each algorithm), a
+//! scan and a segmented argmin, on each GPU tier that opens. The call must return
+//! `DeviceError` or `OutOfMemory` naming the driver's error, hold no more device
+//! memory than before, and the context must then either give the undisturbed answer
+//! (recoverable errors) or refuse every later call, saying it must be recreated
+//! (errors that lose the context).
+//!
+//! Run with: cargo test --release --features fault-injection --test driver_faults
+#![cfg(feature = "fault-injection")]
+
+use std::sync::Mutex;
+
+use gpumst::testing::{self, DriverFault};
+use gpumst::{
+    Algorithm, Context, Error, Graph, MsfOptions, Options, ScanKind, ScanOp, Status, Tier, Weights,
+};
+
+static KNOB: Mutex<()> = Mutex::new(());
+
+const FAULTS: [DriverFault; 3] = [
+    DriverFault::OutOfMemory,
+    DriverFault::LaunchFailed,
+    DriverFault::ContextLost,
+];
+
+/// The driver's name for the injected error on `tier`, as the message must show it.
+fn driver_name(tier: Tier, fault: DriverFault) -> &'static str {
+    match (tier, fault) {
+        (Tier::Cuda, DriverFault::OutOfMemory) => "CUDA_ERROR_OUT_OF_MEMORY",
+        (Tier::Cuda, DriverFault::LaunchFailed) => "CUDA_ERROR_LAUNCH_FAILED",
+        (Tier::Cuda, DriverFault::ContextLost) => "CUDA_ERROR_ILLEGAL_ADDRESS",
+        (_, DriverFault::OutOfMemory) => "CL_MEM_OBJECT_ALLOCATION_FAILURE",
+        (_, DriverFault::LaunchFailed) => "CL_OUT_OF_RESOURCES",
+        (_, DriverFault::ContextLost) => "CL_INVALID_COMMAND_QUEUE",
+    }
+}
+
+/// Whether the real error behind `fault` leaves the tier's context unusable.
+fn loses_context(tier: Tier, fault: DriverFault) -> bool {
+    match fault {
+        DriverFault::OutOfMemory => false,
+        DriverFault::LaunchFailed => tier == Tier::Cuda,
+        DriverFault::ContextLost => true,
+    }
+}
+
+fn open(tier: Tier) -> Context {
+    Context::new(&Options {
+        tier,
+        ..Options::default()
+    })
+    .unwrap_or_else(|e| panic!("{tier} opened before and not now: {e}"))
+}
+
+/// Walks every driver call of `call` with `fault`; returns how many there were.
+fn walk<R: PartialEq + std::fmt::Debug>(
+    tier: Tier,
+    fault: DriverFault,
+    what: &str,
+    call: impl Fn(&Context) -> Result<R, Error>,
+) -> u64 {
+    let _guard = KNOB.lock().unwrap_or_else(|e| e.into_inner());
+    let mut ctx = open(tier);
+    testing::fail_driver_call_after(None, fault);
+    let expected = call(&ctx).unwrap_or_else(|e| panic!("{what}: undisturbed call: {e}"));
+    for n in 0.. {
+        let held_before = testing::device_bytes_held(&ctx);
+        testing::fail_driver_call_after(Some(n), fault);
+        let outcome = call(&ctx);
+        let failed = testing::driver_failures();
+        testing::fail_driver_call_after(None, fault);
+        if failed == 0 {
+            let got = outcome.unwrap_or_else(|e| panic!("{what}: nothing injected, yet: {e}"));
+            assert_eq!(got, expected, "{what}");
+            return n;
+        }
+        let e = match outcome {
+            Ok(_) => panic!("{what}: driver call {n} failed but the call succeeded"),
+            Err(e) => e,
+        };
+        assert!(
+            matches!(e.status(), Status::DeviceError | Status::OutOfMemory),
+            "{what}, call {n}: {e}"
+        );
+        let name = driver_name(tier, fault);
+        assert!(
+            e.message().contains(name),
+            "{what}, call {n}: {e} (wanted {name})"
+        );
+        assert!(e.message().contains("(injected)"), "{what}, call {n}: {e}");
+        let held_after = testing::device_bytes_held(&ctx);
+        assert!(
+            held_after <= held_before,
+            "{what}, call {n}: {held_after} device bytes held after the failure, {held_before} before"
+        );
+        if loses_context(tier, fault) {
+            let later = call(&ctx).expect_err("a lost context must refuse later calls");
+            assert_eq!(later.status(), Status::DeviceError, "{what}: {later}");
+            assert!(
+                later.message().contains("create a new one") && later.message().contains(name),
+                "{what}: {later}"
+            );
+            ctx = open(tier);
+        }
+        let again = call(&ctx).unwrap_or_else(|e| panic!("{what}: after failure {n}: {e}"));
+        assert_eq!(again, expected, "{what}: the call after failure {n}");
+    }
+    unreachable!()
+}
+
+fn gpu_tiers() -> Vec<Tier> {
+    // GPUMST_TEST_TIERS (a comma list) narrows the tiers, e.g. to CUDA alone under
+    // compute-sanitizer.
+    let selected = |tier: Tier| {
+        std::env::var("GPUMST_TEST_TIERS").map_or(true, |list| {
+            list.split(',')
+                .any(|t| t.trim().eq_ignore_ascii_case(tier.name()))
+        })
+    };
+    let tiers: Vec<Tier> = [Tier::OpenCl, Tier::Cuda]
+        .into_iter()
+        .filter(|&tier| selected(tier))
+        .filter(|&tier| {
+            match Context::new(&Options {
+                tier,
+                ..Options::default()
+            }) {
+                Ok(_) => true,
+                Err(e) => {
+                    eprintln!("driver_faults: {tier} tier skipped: {}", e.message());
+                    false
+                }
+            }
+        })
+        .collect();
+    if let Ok(required) = std::env::var("GPUMST_TEST_REQUIRE") {
+        for name in required.split(',').filter(|s| !s.is_empty()) {
+            assert!(
+                tiers.iter().any(|t| t.name() == name.trim()),
+                "GPUMST_TEST_REQUIRE names {name}, which did not open"
+            );
+        }
+    }
+    if tiers.is_empty() {
+        eprintln!("driver_faults: SKIPPED: no GPU tier on this machine (nothing was tested)");
+    }
+    tiers
+}
+
+fn random_graph(n: u32, m: usize) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let u = (0..m).map(|_| (next() % n as u64) as u32).collect();
+    let v = (0..m).map(|_| (next() % n as u64) as u32).collect();
+    let w = (0..m).map(|_| (next() % 1000) as u32).collect();
+    (u, v, w)
+}
+
+#[test]
+fn msf_survives_every_failed_driver_call() {
+    let (n, m) = (2000u32, 8000usize);
+    let (u, v, w) = random_graph(n, m);
+    let graph = Graph::EdgeList {
+        num_vertices: n as usize,
+        u: &u,
+        v: &v,
+        weights: Some(Weights::U32(&w)),
+    };
+    for tier in gpu_tiers() {
+        for fault in FAULTS {
+            for algorithm in [
+                Algorithm::Auto,
+                Algorithm::Boruvka,
+                Algorithm::Prim,
+                Algorithm::Strut,
+            ] {
+                let options = MsfOptions {
+                    algorithm,
+                    ..MsfOptions::default()
+                };
+                let what = format!("{algorithm} on {tier} with {fault:?}");
+                let calls = walk(tier, fault, &what, |ctx| ctx.msf(&graph, &options));
+                assert!(calls > 0, "{what}: no driver call was counted");
+                eprintln!("driver_faults: {what}: {calls} driver calls, each failed once");
+            }
+        }
+    }
+}
+
+#[test]
+fn primitives_survive_every_failed_driver_call() {
+    let data: Vec<i32> = (0..100_000i32).map(|i| (i * 7919) % 1013 - 500).collect();
+    let offsets: Vec<u64> = (0..=100u64).map(|s| s * 1000).collect();
+    for tier in gpu_tiers() {
+        for fault in FAULTS {
+            let calls = walk(
+                tier,
+                fault,
+                &format!("scan on {tier} with {fault:?}"),
+                |ctx| {
+                    let mut out = vec![0i32; data.len()];
+                    ctx.scan(&data, &mut out, ScanOp::Sum, ScanKind::Inclusive)
+                        .map(|()| out)
+                },
+            );
+            eprintln!("driver_faults: scan on {tier} with {fault:?}: {calls} driver calls");
+            let what = format!("segmented argmin on {tier} with {fault:?}");
+            let calls = walk(tier, fault, &what, |ctx| {
+                let mut values = vec![0i32; offsets.len() - 1];
+                let mut indices = vec![0u64; offsets.len() - 1];
+                ctx.segmented_argmin(&data, &offsets, &mut values, &mut indices)
+                    .map(|()| (values, indices))
+            });
+            eprintln!("driver_faults: {what}: {calls} driver calls");
+        }
+    }
+}
