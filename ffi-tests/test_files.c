@@ -134,6 +134,19 @@ static void errors(void)
         CHECK_STATUS(gpumst_graph_file_read(tmp, GPUMST_FORMAT_DIMACS, &file, NULL, 0), GPUMST_INVALID_GRAPH);
         unlink(tmp);
     }
+    /* A NUL byte quoted from the file is shown escaped, so the message is not cut
+     * (found by fuzzing). */
+    char nul[] = "/tmp/gpumst-test-files-XXXXXX";
+    fd = mkstemp(nul);
+    CHECK(fd >= 0, "mkstemp");
+    if (fd >= 0) {
+        const char text[] = "a\0b 1 2\n";
+        CHECK(write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1), "write");
+        close(fd);
+        CHECK_STATUS(gpumst_graph_file_read(nul, GPUMST_FORMAT_EDGELIST, &file, why, sizeof why), GPUMST_INVALID_GRAPH);
+        CHECK_CONTAINS(why, "'a\\u{0}b 1 2'");
+        unlink(nul);
+    }
     CHECK_STATUS(gpumst_graph_file_read(data_path("small.gr"), 42, &file, why, sizeof why), GPUMST_INVALID_ARGUMENT);
     CHECK_CONTAINS(why, "format 42");
     CHECK_STATUS(gpumst_graph_file_read(NULL, GPUMST_FORMAT_AUTO, &file, why, sizeof why), GPUMST_INVALID_ARGUMENT);

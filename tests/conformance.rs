@@ -489,6 +489,14 @@ fn bad_graphs_name_the_offending_index() {
         e.message().contains("edge 2") && e.message().contains("u = 5"),
         "{e}"
     );
+    // Found by fuzzing: a NaN on a CSR self-loop entry (which becomes no edge).
+    let e = msf(Graph::Csr {
+        offsets: &[0, 3, 4],
+        targets: &[0, 1, 0, 0],
+        weights: Some(Weights::F32(&[f32::NAN, 1.0, 1.0, 1.0])),
+    });
+    assert_eq!(e.status(), Status::InvalidGraph);
+    assert!(e.message().contains("CSR entry 0 has a NaN weight"), "{e}");
     let e = msf(Graph::EdgeList {
         num_vertices: 3,
         u: &[0, 1],

@@ -104,9 +104,20 @@ pub struct gpumst_context {
 
 impl gpumst_context {
     fn set_error(&self, message: String) {
+        let message = c_message(message);
         // A poisoned lock only means another thread panicked mid-write; the String
         // is still valid, so take it over.
         *self.last_error.lock().unwrap_or_else(|p| p.into_inner()) = message;
+    }
+}
+
+/// A message as C reads it: a NUL byte (quoted from a file, say) would end the string
+/// early, so it is written as `\0`.
+fn c_message(message: String) -> String {
+    if message.contains('\0') {
+        message.replace('\0', "\\0")
+    } else {
+        message
     }
 }
 
@@ -336,7 +347,7 @@ fn reporting_to_buffer(
     }
     if !error.is_null() && error_capacity > 0 {
         // SAFETY: the caller promises `error` has room for `error_capacity` bytes.
-        unsafe { write_string(&message, error, error_capacity) };
+        unsafe { write_string(&c_message(message), error, error_capacity) };
     }
     status
 }

@@ -501,15 +501,17 @@ fn reject_nan<W: WeightKey>(weights: &[W], ids: Option<&[u64]>, num_edges: usize
     let any_nan = weights
         .par_chunks(1 << 16)
         .any(|c| c.iter().any(|w| w.is_nan()));
-    if let Some(i) = any_nan
-        .then(|| (0..num_edges).position(|i| weight_of(i).is_nan()))
-        .flatten()
-    {
-        let id = ids.map_or(i as u64, |ids| ids[i]);
-        let what = if ids.is_some() { "CSR entry" } else { "edge" };
-        return Err(invalid(format!("{what} {id} has a NaN weight")));
+    if !any_nan {
+        return Ok(());
     }
-    Ok(())
+    // Edge lists: the first edge. CSR: the first entry behind an edge, else the first
+    // entry at all (a self-loop entry, which becomes no edge but is still invalid).
+    let id = match (0..num_edges).position(|i| weight_of(i).is_nan()) {
+        Some(i) => ids.map_or(i as u64, |ids| ids[i]),
+        None => weights.iter().position(|w| w.is_nan()).unwrap_or(0) as u64,
+    };
+    let what = if ids.is_some() { "CSR entry" } else { "edge" };
+    Err(invalid(format!("{what} {id} has a NaN weight")))
 }
 
 /// Weight keys by edge position, for devices that order edges by (key, position)

@@ -555,8 +555,17 @@ pub(crate) fn parse_number(t: &[u8]) -> Number {
 
 /// A line for an error message: lossy UTF-8, shortened to about 80 characters.
 pub(crate) fn show(line: &[u8]) -> String {
-    let text = String::from_utf8_lossy(line);
-    let text = text.trim();
+    let raw = String::from_utf8_lossy(line);
+    // Control characters (a NUL or a tab from a binary file) are shown escaped.
+    let mut text = String::new();
+    for c in raw.trim().chars() {
+        if c.is_control() {
+            text.extend(c.escape_default());
+        } else {
+            text.push(c);
+        }
+    }
+    let text = text.as_str();
     if text.chars().count() > 80 {
         let cut: String = text.chars().take(77).collect();
         format!("'{cut}...'")
