@@ -6,20 +6,14 @@ use gpumst::{
     Algorithm, Context, Forest, Graph, MsfOptions, Options, Status, Tier, TotalWeight, Weights,
 };
 
-/// Whether `GPUMST_TEST_TIERS` (a comma list such as "cuda", for running one tier under
-/// compute-sanitizer) lets the suites use `tier`; unset means every tier.
-fn tier_selected(tier: Tier) -> bool {
-    std::env::var("GPUMST_TEST_TIERS").map_or(true, |list| {
-        list.split(',')
-            .any(|t| t.trim().eq_ignore_ascii_case(tier.name()))
-    })
-}
+mod common;
+use common::msf::{check_labels, random_graph, reference, reference_total, Csr, RefWeight, Stream};
 
 /// Contexts for every tier present; the absent ones are reported as skipped.
 fn tiers() -> Vec<Context> {
     let mut contexts = Vec::new();
     for tier in [Tier::Cpu, Tier::OpenCl, Tier::Cuda] {
-        if !tier_selected(tier) {
+        if !common::tier_selected(tier) {
             eprintln!("conformance: {tier} tier skipped: not in GPUMST_TEST_TIERS");
             continue;
         }
@@ -68,78 +62,6 @@ fn solve(ctx: &Context, graph: &Graph<'_>, options: &MsfOptions, what: &str) -> 
     }
 }
 
-/// A weight as the reference sees it: comparable (with -0.0 == +0.0), and summable.
-trait RefWeight: Copy {
-    fn cmp_weight(&self, other: &Self) -> std::cmp::Ordering;
-    fn total(ws: &[Self]) -> TotalWeight;
-}
-
-macro_rules! int_ref {
-    ($($t:ty),*) => {$(
-        impl RefWeight for $t {
-            fn cmp_weight(&self, other: &Self) -> std::cmp::Ordering { self.cmp(other) }
-            fn total(ws: &[Self]) -> TotalWeight { TotalWeight::Int(ws.iter().map(|&w| w as i128).sum()) }
-        }
-    )*};
-}
-int_ref!(i32, u32, i64, u64);
-macro_rules! float_ref {
-    ($($t:ty),*) => {$(
-        impl RefWeight for $t {
-            fn cmp_weight(&self, other: &Self) -> std::cmp::Ordering {
-                self.partial_cmp(other).expect("no NaN in valid graphs")
-            }
-            fn total(ws: &[Self]) -> TotalWeight { TotalWeight::Float(ws.iter().fold(0.0, |s, &w| s + w as f64)) }
-        }
-    )*};
-}
-float_ref!(f32, f64);
-
-/// Naive sequential Kruskal: sort edge ids by (weight, id) — for a maximum forest by
-/// (weight descending, id) — and union-find without tricks. Returns the forest's ids
-/// ascending and the component count.
-fn reference<W: RefWeight>(
-    n: usize,
-    u: &[u32],
-    v: &[u32],
-    w: Option<&[W]>,
-    maximum: bool,
-) -> (Vec<u64>, usize) {
-    let mut order: Vec<usize> = (0..u.len()).collect();
-    if let Some(w) = w {
-        order.sort_by(|&a, &b| {
-            let by_weight = w[a].cmp_weight(&w[b]);
-            let by_weight = if maximum {
-                by_weight.reverse()
-            } else {
-                by_weight
-            };
-            by_weight.then(a.cmp(&b))
-        });
-    }
-    let mut parent: Vec<usize> = (0..n).collect();
-    fn find(parent: &mut [usize], mut x: usize) -> usize {
-        while parent[x] != x {
-            x = parent[x];
-        }
-        x
-    }
-    let mut forest = Vec::new();
-    for e in order {
-        let (a, b) = (
-            find(&mut parent, u[e] as usize),
-            find(&mut parent, v[e] as usize),
-        );
-        if a != b {
-            parent[a] = b;
-            forest.push(e as u64);
-        }
-    }
-    forest.sort_unstable();
-    let components = n - forest.len();
-    (forest, components)
-}
-
 /// Checks every algorithm on every tier against the reference, minimum and maximum
 /// forests, on an edge list and on the equivalent CSR.
 fn check<W: RefWeight + 'static>(
@@ -166,10 +88,7 @@ fn check_order<W: RefWeight + 'static>(
 ) {
     let name = &format!("{name}{}", if maximum { " (maximum)" } else { "" });
     let (expected, components) = reference(n, u, v, w, maximum);
-    let expected_total = match w {
-        Some(w) => W::total(&expected.iter().map(|&e| w[e as usize]).collect::<Vec<_>>()),
-        None => TotalWeight::Int(expected.len() as i128),
-    };
+    let expected_total = reference_total(&expected, w);
     let edge_list = Graph::EdgeList {
         num_vertices: n,
         u,
@@ -202,34 +121,6 @@ fn check_order<W: RefWeight + 'static>(
     check_csr(name, n, u, v, w, wrap, maximum);
 }
 
-/// Labels: the smallest vertex of each component, consistent with the forest.
-fn check_labels(name: &str, n: usize, u: &[u32], v: &[u32], forest: &Forest) {
-    let labels = forest.labels.as_ref().expect("labels were requested");
-    assert_eq!(labels.len(), n);
-    for (x, &l) in labels.iter().enumerate() {
-        assert!(
-            l as usize <= x,
-            "{name}: label of {x} is {l}, not the smallest of its component"
-        );
-        assert_eq!(labels[l as usize], l, "{name}: a label is its own label");
-    }
-    for &e in &forest.edges {
-        assert_eq!(
-            labels[u[e as usize] as usize], labels[v[e as usize] as usize],
-            "{name}: forest edge {e} spans two labels"
-        );
-    }
-    let distinct = labels
-        .iter()
-        .enumerate()
-        .filter(|&(x, &l)| l as usize == x)
-        .count();
-    assert_eq!(
-        distinct, forest.num_components,
-        "{name}: one label per component"
-    );
-}
-
 /// The same graph as a symmetric CSR (self-loops dropped): CSR ids are positions of
 /// the u < v entries, so map them back to edge-list ids before comparing.
 fn check_csr<W: RefWeight + 'static>(
@@ -242,42 +133,13 @@ fn check_csr<W: RefWeight + 'static>(
     maximum: bool,
 ) {
     let (expected, _) = reference(n, u, v, w, maximum);
-    let mut entries: Vec<(u32, u32, usize)> = Vec::new();
-    for e in 0..u.len() {
-        if u[e] != v[e] {
-            entries.push((u[e], v[e], e));
-            entries.push((v[e], u[e], e));
-        }
-    }
-    // Within a vertex, order entries by edge id so CSR positions keep the id order.
-    entries.sort_by_key(|&(a, b, e)| (a, e, b));
-    let mut offsets = vec![0u64; n + 1];
-    for &(a, _, _) in &entries {
-        offsets[a as usize + 1] += 1;
-    }
-    for x in 0..n {
-        offsets[x + 1] += offsets[x];
-    }
-    let targets: Vec<u32> = entries.iter().map(|e| e.1).collect();
-    let weights: Option<Vec<W>> = w.map(|w| entries.iter().map(|e| w[e.2]).collect());
+    let csr = Csr::new(n, u, v, w);
     let graph = Graph::Csr {
-        offsets: &offsets,
-        targets: &targets,
-        weights: weights.as_deref().map(wrap),
+        offsets: &csr.offsets,
+        targets: &csr.targets,
+        weights: csr.weights.as_deref().map(wrap),
     };
-    // The reference over the CSR's own edges: its u < v entries, in position order,
-    // whose ids are those positions.
-    let forward: Vec<usize> = (0..entries.len())
-        .filter(|&p| entries[p].0 < entries[p].1)
-        .collect();
-    let fu: Vec<u32> = forward.iter().map(|&p| entries[p].0).collect();
-    let fv: Vec<u32> = forward.iter().map(|&p| entries[p].1).collect();
-    let fw: Option<Vec<W>> = w.map(|w| forward.iter().map(|&p| w[entries[p].2]).collect());
-    let (expected_csr, _) = reference(n, &fu, &fv, fw.as_deref(), maximum);
-    let expected_csr: Vec<u64> = expected_csr
-        .iter()
-        .map(|&i| forward[i as usize] as u64)
-        .collect();
+    let (expected_csr, _, _) = csr.reference(maximum);
     assert_eq!(
         expected_csr.len(),
         expected.len(),
@@ -301,27 +163,6 @@ fn check_csr<W: RefWeight + 'static>(
             );
         }
     }
-}
-
-/// Deterministic xorshift stream.
-struct Stream(u64);
-impl Stream {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u32 {
-        (self.next() % n) as u32
-    }
-}
-
-fn random_graph(n: usize, m: usize, seed: u64) -> (Vec<u32>, Vec<u32>) {
-    let mut s = Stream(seed | 1);
-    let u = (0..m).map(|_| s.below(n as u64)).collect();
-    let v = (0..m).map(|_| s.below(n as u64)).collect();
-    (u, v)
 }
 
 fn u32s(w: &[u32]) -> Weights<'_> {
