@@ -8,6 +8,8 @@
 //! Run with: cargo test --release --features fault-injection --test alloc_failures
 #![cfg(feature = "fault-injection")]
 
+mod common;
+
 use std::sync::Mutex;
 
 use gpumst::graph::io::{read_graph, write_graph, Format};
@@ -76,52 +78,20 @@ fn contexts() -> Vec<Context> {
     out
 }
 
+/// A random multigraph with weights below 100 (the shared test generator).
 fn random_graph(n: u32, m: usize, seed: u64) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-    let mut x = seed | 1;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
-    let mut u = Vec::new();
-    let mut v = Vec::new();
-    let mut w = Vec::new();
-    for _ in 0..m {
-        u.push((next() % n as u64) as u32);
-        v.push((next() % n as u64) as u32);
-        w.push((next() % 100) as u32);
-    }
+    let (u, v) = common::msf::random_graph(n as usize, m, seed);
+    let mut s = common::msf::Stream(seed ^ 0x5eed);
+    let w = (0..m).map(|_| s.below(100)).collect();
     (u, v, w)
-}
-
-/// The same edges as a symmetric CSR (both directions of every non-loop edge).
-fn to_csr(n: u32, u: &[u32], v: &[u32], w: &[u32]) -> (Vec<u64>, Vec<u32>, Vec<u32>) {
-    let mut arcs: Vec<(u32, u32, u32)> = Vec::new();
-    for i in 0..u.len() {
-        if u[i] != v[i] {
-            arcs.push((u[i], v[i], w[i]));
-            arcs.push((v[i], u[i], w[i]));
-        }
-    }
-    arcs.sort_unstable();
-    let mut offsets = vec![0u64; n as usize + 1];
-    for &(s, _, _) in &arcs {
-        offsets[s as usize + 1] += 1;
-    }
-    for x in 0..n as usize {
-        offsets[x + 1] += offsets[x];
-    }
-    let targets = arcs.iter().map(|a| a.1).collect();
-    let weights = arcs.iter().map(|a| a.2).collect();
-    (offsets, targets, weights)
 }
 
 #[test]
 fn msf_survives_every_refused_allocation() {
     let (n, m) = (1000u32, 3000usize);
     let (u, v, w) = random_graph(n, m, 7);
-    let (offsets, targets, cw) = to_csr(n, &u, &v, &w);
+    let csr = common::msf::Csr::new(n as usize, &u, &v, Some(&w));
+    let cw = csr.weights.clone().expect("weighted");
     let edge_list = Graph::EdgeList {
         num_vertices: n as usize,
         u: &u,
@@ -129,8 +99,8 @@ fn msf_survives_every_refused_allocation() {
         weights: Some(Weights::U32(&w)),
     };
     let csr = Graph::Csr {
-        offsets: &offsets,
-        targets: &targets,
+        offsets: &csr.offsets,
+        targets: &csr.targets,
         weights: Some(Weights::U32(&cw)),
     };
     for ctx in contexts() {

@@ -9,6 +9,8 @@
 //! Run with: cargo test --release --features fault-injection --test driver_faults
 #![cfg(feature = "fault-injection")]
 
+mod common;
+
 use std::sync::Mutex;
 
 use gpumst::testing::{self, DriverFault};
@@ -110,17 +112,10 @@ fn walk<R: PartialEq + std::fmt::Debug>(
 }
 
 fn gpu_tiers() -> Vec<Tier> {
-    // GPUMST_TEST_TIERS (a comma list) narrows the tiers, e.g. to CUDA alone under
-    // compute-sanitizer.
-    let selected = |tier: Tier| {
-        std::env::var("GPUMST_TEST_TIERS").map_or(true, |list| {
-            list.split(',')
-                .any(|t| t.trim().eq_ignore_ascii_case(tier.name()))
-        })
-    };
+    // GPUMST_TEST_TIERS narrows the tiers, e.g. to CUDA alone under compute-sanitizer.
     let tiers: Vec<Tier> = [Tier::OpenCl, Tier::Cuda]
         .into_iter()
-        .filter(|&tier| selected(tier))
+        .filter(|&tier| common::tier_selected(tier))
         .filter(|&tier| {
             match Context::new(&Options {
                 tier,
@@ -148,24 +143,12 @@ fn gpu_tiers() -> Vec<Tier> {
     tiers
 }
 
-fn random_graph(n: u32, m: usize) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
-    let u = (0..m).map(|_| (next() % n as u64) as u32).collect();
-    let v = (0..m).map(|_| (next() % n as u64) as u32).collect();
-    let w = (0..m).map(|_| (next() % 1000) as u32).collect();
-    (u, v, w)
-}
-
 #[test]
 fn msf_survives_every_failed_driver_call() {
     let (n, m) = (2000u32, 8000usize);
-    let (u, v, w) = random_graph(n, m);
+    let (u, v) = common::msf::random_graph(n as usize, m, 0x2545_F491_4F6C_DD1D);
+    let mut s = common::msf::Stream(17);
+    let w: Vec<u32> = (0..m).map(|_| s.below(1000)).collect();
     let graph = Graph::EdgeList {
         num_vertices: n as usize,
         u: &u,
