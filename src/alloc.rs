@@ -11,7 +11,7 @@
 //! the N-th of these allocations fail, so that tests can walk every failure path.
 
 use std::alloc::{alloc_zeroed, Layout};
-use std::sync::atomic::{AtomicBool, AtomicU32};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
 
 use rayon::prelude::*;
 
@@ -65,6 +65,7 @@ unsafe impl Zeroable for i64 {}
 unsafe impl Zeroable for usize {}
 unsafe impl Zeroable for bool {}
 unsafe impl Zeroable for AtomicU32 {}
+unsafe impl Zeroable for AtomicU64 {}
 unsafe impl Zeroable for AtomicBool {}
 // SAFETY: a pair is all zero exactly when both halves are (padding may hold anything).
 unsafe impl<A: Zeroable, B: Zeroable> Zeroable for (A, B) {}
@@ -103,36 +104,149 @@ pub(crate) fn par_collect<I: IndexedParallelIterator>(iter: I, what: &str) -> Re
 
 /// What `fill(range, out)` pushes for consecutive ranges covering `0..len`, in order,
 /// where `fill` pushes at most one element per index of its range (a filter). The
-/// ranges are filled in parallel, each into room reserved first, then concatenated
-/// (cheaper than rayon's unindexed collect for filters).
+/// ranges are filled in parallel, each into room reserved first, then copied in
+/// parallel into the result (cheaper than rayon's unindexed collect for filters).
 pub(crate) fn par_collect_ranges<T: Send>(
     len: usize,
     what: &str,
     fill: impl Fn(std::ops::Range<usize>, &mut Vec<T>) + Sync,
 ) -> Result<Vec<T>> {
-    const CHUNK: usize = 1 << 16;
+    par_collect_ranges_n(len, 1, what, fill)
+}
+
+/// [`par_collect_ranges`] where `fill` pushes at most `per_index` elements per index.
+pub(crate) fn par_collect_ranges_n<T: Send>(
+    len: usize,
+    per_index: usize,
+    what: &str,
+    fill: impl Fn(std::ops::Range<usize>, &mut Vec<T>) + Sync,
+) -> Result<Vec<T>> {
     const STEP: usize = 1 << 12;
-    let pieces = (0..len.div_ceil(CHUNK))
+    let chunk = chunk_len(len, 1);
+    let pieces = (0..len.div_ceil(chunk))
         .into_par_iter()
         .map(|c| {
             let mut piece = Vec::new();
-            let end = ((c + 1) * CHUNK).min(len);
-            let mut start = c * CHUNK;
+            let end = ((c + 1) * chunk).min(len);
+            let mut start = c * chunk;
             while start < end {
                 let step_end = (start + STEP).min(end);
-                // `fill` pushes at most `step_end - start`, so it never reallocates.
-                reserve(&mut piece, step_end - start, what)?;
+                // `fill` pushes at most this many, so it never reallocates.
+                reserve(&mut piece, (step_end - start) * per_index, what)?;
                 fill(start..step_end, &mut piece);
                 start = step_end;
             }
             Ok(piece)
         })
         .collect::<Result<Vec<Vec<T>>>>()?;
-    let mut all = with_capacity(pieces.iter().map(Vec::len).sum(), what)?;
-    for piece in pieces {
-        all.extend(piece);
-    }
+    concat(pieces, what)
+}
+
+/// The elements of `data` that satisfy `keep`, in order. Two parallel passes: one bit
+/// per element and a count per chunk, then each chunk writes its survivors straight to
+/// their place, so the only buffers are the result and the bits.
+pub(crate) fn par_filter<T: Copy + Send + Sync>(
+    data: &[T],
+    what: &str,
+    keep: impl Fn(&T) -> bool + Sync,
+) -> Result<Vec<T>> {
+    par_filter_map(data, what, |x| keep(x).then_some(*x))
+}
+
+/// The `Some` values of `f` over `data`, in order, as [`par_filter`] does it: `f` runs
+/// twice on each element (once to count, once to write), so it must give the same
+/// answer both times.
+pub(crate) fn par_filter_map<T: Sync, U: Send>(
+    data: &[T],
+    what: &str,
+    f: impl Fn(&T) -> Option<U> + Sync,
+) -> Result<Vec<U>> {
+    let chunk_len = chunk_len(data.len(), 64);
+    let mut bits: Vec<u64> = zeroed(data.len().div_ceil(64), "a filter's flags")?;
+    let counts: Vec<usize> = par_collect(
+        bits.par_chunks_mut(chunk_len / 64)
+            .zip(data.par_chunks(chunk_len))
+            .map(|(words, chunk)| {
+                let mut count = 0;
+                for (word, group) in words.iter_mut().zip(chunk.chunks(64)) {
+                    for (k, x) in group.iter().enumerate() {
+                        *word |= (f(x).is_some() as u64) << k;
+                    }
+                    count += word.count_ones() as usize;
+                }
+                count
+            }),
+        "a filter's counts",
+    )?;
+    let total = counts.iter().sum();
+    let mut out = with_capacity(total, what)?;
+    let targets = split_spare_capacity(&mut out, counts.iter().copied(), what)?;
+    targets
+        .into_par_iter()
+        .zip(bits.par_chunks(chunk_len / 64))
+        .zip(data.par_chunks(chunk_len))
+        .for_each(|((target, words), chunk)| {
+            let mut at = 0;
+            for (&word, group) in words.iter().zip(chunk.chunks(64)) {
+                let mut word = word;
+                while word != 0 {
+                    let value = f(&group[word.trailing_zeros() as usize])
+                        .expect("`f` gives the same answer twice");
+                    target[at].write(value);
+                    at += 1;
+                    word &= word - 1;
+                }
+            }
+        });
+    // SAFETY: the targets cover the first `total` slots of the spare capacity, and each
+    // chunk wrote exactly as many elements as the bits it counted into its target (the
+    // `expect` above panics, leaving `out` empty, if `f` changed its answer).
+    unsafe { out.set_len(total) };
+    Ok(out)
+}
+
+/// Elements per parallel chunk for `len` elements: a few chunks per thread (so that
+/// small inputs still spread over every thread), a multiple of `multiple`, between 2^10
+/// and 2^16 elements.
+fn chunk_len(len: usize, multiple: usize) -> usize {
+    let per_chunk = len.div_ceil(rayon::current_num_threads() * 4);
+    per_chunk.clamp(1 << 10, 1 << 16).next_multiple_of(multiple)
+}
+
+/// The pieces, one after another (copied in parallel).
+fn concat<S: Send>(pieces: Vec<Vec<S>>, what: &str) -> Result<Vec<S>> {
+    let total = pieces.iter().map(Vec::len).sum();
+    let mut all = with_capacity(total, what)?;
+    let targets = split_spare_capacity(&mut all, pieces.iter().map(Vec::len), what)?;
+    pieces
+        .into_par_iter()
+        .zip(targets)
+        .for_each(|(piece, target)| {
+            for (slot, x) in target.iter_mut().zip(piece) {
+                slot.write(x);
+            }
+        });
+    // SAFETY: the targets cover the first `total` slots of the spare capacity, and each
+    // was written with every element of its piece (of exactly its length).
+    unsafe { all.set_len(total) };
     Ok(all)
+}
+
+/// The spare capacity of `v` cut into consecutive pieces of the given lengths (their
+/// sum at most the spare capacity).
+fn split_spare_capacity<'v, T>(
+    v: &'v mut Vec<T>,
+    lengths: impl ExactSizeIterator<Item = usize>,
+    what: &str,
+) -> Result<Vec<&'v mut [std::mem::MaybeUninit<T>]>> {
+    let mut pieces = with_capacity(lengths.len(), what)?;
+    let mut rest = v.spare_capacity_mut();
+    for length in lengths {
+        let (piece, tail) = std::mem::take(&mut rest).split_at_mut(length);
+        pieces.push(piece);
+        rest = tail;
+    }
+    Ok(pieces)
 }
 
 #[cfg(test)]
