@@ -21,6 +21,9 @@ mod error;
 pub mod ffi;
 pub mod graph;
 pub mod msf;
+/// Time per phase of a call (feature `phase-profile`, for benchmarks).
+#[cfg_attr(not(feature = "phase-profile"), doc(hidden))]
+pub mod profile;
 /// Test hooks of the `fault-injection` feature (empty in other builds).
 #[cfg_attr(not(feature = "fault-injection"), doc(hidden))]
 pub mod testing;

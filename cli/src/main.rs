@@ -298,6 +298,24 @@ fn input_bytes(graph: &EdgeListGraph) -> usize {
     graph.num_edges() * 8 + weight_bytes
 }
 
+/// The library's time per phase since the last call, as a JSON object (only in builds
+/// with the `phase-profile` feature).
+#[cfg(feature = "phase-profile")]
+fn take_phases() -> Option<serde_json::Value> {
+    let phases = gpumst::profile::take_phases();
+    Some(serde_json::Value::Object(
+        phases
+            .into_iter()
+            .map(|(name, ms)| (name.to_string(), json!(ms)))
+            .collect(),
+    ))
+}
+
+#[cfg(not(feature = "phase-profile"))]
+fn take_phases() -> Option<serde_json::Value> {
+    None
+}
+
 fn msf(run: &MsfRun) -> gpumst::Result<()> {
     let ctx = Context::new(&Options {
         tier: run.backend,
@@ -316,14 +334,23 @@ fn msf(run: &MsfRun) -> gpumst::Result<()> {
     };
     let baseline = HEAP_IN_USE.load(Ordering::Relaxed);
     HEAP_PEAK.store(baseline, Ordering::Relaxed);
+    take_phases();
     let t = Instant::now();
     let forest = ctx.msf(&graph.view(), &options)?;
-    let mut runs = vec![(t.elapsed().as_secs_f64() * 1e3, forest.device_timings)];
+    let mut runs = vec![(
+        t.elapsed().as_secs_f64() * 1e3,
+        forest.device_timings,
+        take_phases(),
+    )];
     let peak_bytes = HEAP_PEAK.load(Ordering::Relaxed) - baseline;
     for _ in 1..run.repeat {
         let t = Instant::now();
         let again = ctx.msf(&graph.view(), &options)?;
-        runs.push((t.elapsed().as_secs_f64() * 1e3, again.device_timings));
+        runs.push((
+            t.elapsed().as_secs_f64() * 1e3,
+            again.device_timings,
+            take_phases(),
+        ));
         if again != forest {
             return Err(gpumst::Error::internal(
                 "a repeated run gave a different forest",
@@ -333,7 +360,7 @@ fn msf(run: &MsfRun) -> gpumst::Result<()> {
     // The run with the median end-to-end time; on a GPU tier its device timings.
     runs.sort_by(|a, b| a.0.total_cmp(&b.0));
     let times: Vec<f64> = runs.iter().map(|r| r.0).collect();
-    let (end_to_end_ms, device) = runs[runs.len() / 2];
+    let (end_to_end_ms, device, phases) = runs.swap_remove(runs.len() / 2);
     let (upload_ms, compute_ms, download_ms) = match device {
         Some(d) => (d.upload_ms, d.compute_ms, d.download_ms),
         None => (0.0, end_to_end_ms, 0.0),
@@ -362,6 +389,10 @@ fn msf(run: &MsfRun) -> gpumst::Result<()> {
             "timings_ms": {"load": load_ms, "upload": upload_ms, "compute": compute_ms, "download": download_ms, "end_to_end": end_to_end_ms},
             "compute_runs_ms": times,
         });
+        let mut object = object;
+        if let Some(phases) = phases {
+            object["phases_ms"] = phases;
+        }
         println!(
             "{}",
             serde_json::to_string_pretty(&object).expect("JSON of plain data")
