@@ -1,19 +1,26 @@
-//! `auto` on the CPU: filter-Kruskal (Osipov, Sanders and Singler's idea) with radix
-//! sorting and parallel filtering.
+//! `auto` on the CPU: filter-Kruskal's partitioning (Osipov, Sanders and Singler's
+//! idea), with the light part solved by parallel Borůvka rounds instead of a sequential
+//! Kruskal pass.
 //!
-//! Rather than sorting every edge, each round picks a pivot priority (from a sample)
-//! below which about as many edges lie as the forest can still take, partitions the
-//! live edges around it, radix-sorts only the light part and runs Kruskal on it. The
-//! heavy part is then filtered in parallel: an edge whose ends are already in one
-//! tree can never join the forest. What survives is the next round's input. On most
-//! graphs one or two rounds see every useful edge and most edges are never sorted.
+//! Rather than looking at every edge, each round picks a pivot priority (from a sample)
+//! below which about as many edges lie as the forest can still take, and takes the MSF
+//! edges among the light part: every light edge is lighter than every edge left, so
+//! those are exactly the edges Kruskal would take from it. Borůvka finds them with no
+//! sort and no sequential loop: each tree's lightest light edge out of it is an MSF
+//! edge, so all trees join along theirs at once, and the light edges now inside one
+//! tree drop out; when few are left, they are sorted and linked in order. The heavy
+//! part is then filtered in parallel: an edge whose ends are already in one tree can
+//! never join the forest. What survives is the next round's input. On most graphs one
+//! or two rounds see every useful edge and most edges are never looked at twice.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
 use super::prepare::{Prepared, Priority};
 use super::radix::sort_by_weight;
-use super::union_find::{find_shared, UnionFind};
-use crate::{alloc, Result};
+use super::union_find::{find_halving, find_shared, hook, jump, UnionFind};
+use crate::{alloc, profile, Result};
 
 /// Live edge sets at most this large are simply sorted whole.
 const SORT_WHOLE: usize = 1 << 17;
@@ -43,26 +50,254 @@ pub(crate) fn filter_kruskal<P: Priority>(graph: Prepared<'_, P>) -> Result<Vec<
             sample_pivot(&live, target, round)
         };
         if pivot == P::NONE {
-            kruskal_sorted(std::mem::take(&mut live), u, v, &mut sets, &mut forest)?;
+            let rounds = boruvka_pays(true);
+            light_msf(
+                std::mem::take(&mut live),
+                rounds,
+                u,
+                v,
+                &mut sets,
+                &mut forest,
+            )?;
             break;
         }
-        kruskal_sorted(
-            par_filter(&live, |&p| p <= pivot)?,
-            u,
-            v,
-            &mut sets,
-            &mut forest,
-        )?;
+        let light = profile::span("auto: split off the light edges", || {
+            par_filter(&live, |&p| p <= pivot)
+        })?;
+        light_msf(light, boruvka_pays(false), u, v, &mut sets, &mut forest)?;
         // The heavy part, less every edge that now lies inside one tree.
-        sets.flatten()?;
-        let parents = sets.parents();
-        live = par_filter(&live, |&p| {
-            let e = p.position();
-            p > pivot && find_shared(parents, u[e]) != find_shared(parents, v[e])
+        live = profile::span("auto: filter the heavy edges", || {
+            sets.flatten()?;
+            let parents = sets.parents();
+            par_filter(&live, |&p| {
+                let e = p.position();
+                p > pivot && find_shared(parents, u[e]) != find_shared(parents, v[e])
+            })
         })?;
         round += 1;
     }
     Ok(forest)
+}
+
+/// Light edge sets smaller than this are sorted and linked in order: a Borůvka round's
+/// parallel passes would cost more than the sort.
+const LINK_SORTED_BELOW: usize = 1 << 13;
+
+/// Whether Borůvka rounds beat sorting the light edges and linking them in order, on
+/// this call's threads. The sorted link is one sequential pass (with a parallel
+/// pre-filter) and cheaper in total; Borůvka spreads over every thread. Measured
+/// crossovers (benches/cpu/cpu_vs_pbbs.sh, 16-core Xeon, docs/performance-log.md):
+/// Borůvka wins from 4 threads on sparse graphs, whose edges are all light at once
+/// (road networks, grids), and from 8 threads on dense ones (random, RMAT).
+fn boruvka_pays(all_edges_light: bool) -> bool {
+    let threads = rayon::current_num_threads();
+    threads >= 8 || (all_edges_light && threads >= 4)
+}
+
+/// Adds to `forest` the MSF edges among `light`, given the trees in `sets`, where every
+/// edge of `light` is lighter than every live edge outside it (so these are the edges
+/// Kruskal would take from it).
+///
+/// With `boruvka`, Borůvka rounds while many light edges are left: one parallel pass
+/// offers each edge
+/// to both its trees' cells (each keeps the lightest, the MSF edge that tree
+/// contributes); every tree joins along its edge; the edges now inside one tree are
+/// dropped. At least half the trees with light edges join each round. After the first
+/// round each edge carries its two trees, so later rounds read them instead of looking
+/// them up. The last few edges are sorted and linked in order.
+fn light_msf<P: Priority>(
+    mut light: Vec<P>,
+    boruvka: bool,
+    u: &[u32],
+    v: &[u32],
+    sets: &mut UnionFind,
+    forest: &mut Vec<usize>,
+) -> Result<()> {
+    if boruvka && light.len() >= LINK_SORTED_BELOW {
+        let least: Vec<P::Least> =
+            alloc::zeroed(sets.parents().len(), "each tree's lightest edge")?;
+        let parents = sets.parents();
+        // Nothing links trees during the passes, so lookups may halve paths freely.
+        let tree = |x: u32| find_halving(parents, x);
+        let trees = |p: &P| {
+            let e = p.position();
+            (tree(u[e]), tree(v[e]))
+        };
+        light = profile::span("auto: Borůvka rounds", || {
+            boruvka_round(&light, |p| *p, trees, parents, &least, forest)?;
+            // The edges still joining two trees, with their trees (made after the
+            // round, so that one copy of the light edges is alive at a time).
+            let mut linked: Vec<Linked<P>> =
+                alloc::par_filter_map(&light, "the light edges", |p| {
+                    let (a, b) = trees(p);
+                    (a != b).then_some((*p, a, b))
+                })?;
+            drop(light);
+            while linked.len() >= LINK_SORTED_BELOW {
+                boruvka_round(&linked, |l| l.0, |l| (l.1, l.2), parents, &least, forest)?;
+                // Every tree of the round's start now points straight at its root.
+                linked = profile::span("auto: Borůvka filter", || {
+                    linked.par_iter_mut().with_min_len(1024).for_each(|l| {
+                        l.1 = find_shared(parents, l.1);
+                        l.2 = find_shared(parents, l.2);
+                    });
+                    alloc::par_filter(&linked, "the light edges", |l| l.1 != l.2)
+                })?;
+            }
+            alloc::par_collect(linked.par_iter().map(|l| l.0), "the light edges")
+        })?;
+    }
+    profile::span("auto: sort and link the rest", || {
+        kruskal_sorted(light, u, v, sets, forest)
+    })
+}
+
+/// A light edge and the trees (roots) its ends are in at the start of a round.
+type Linked<P> = (P, u32, u32);
+
+/// One Borůvka round over `edges`, with each edge's priority and its ends' trees
+/// (roots): each tree's lightest edge out joins the forest and the trees join along
+/// them.
+fn boruvka_round<P: Priority, E: Sync>(
+    edges: &[E],
+    priority: impl Fn(&E) -> P + Sync,
+    trees: impl Fn(&E) -> (u32, u32) + Sync,
+    parents: &[AtomicU32],
+    least: &[P::Least],
+    forest: &mut Vec<usize>,
+) -> Result<()> {
+    let priority_of = |i: usize| priority(&edges[i]);
+    // The trees with an edge are listed once each, by the offer that found their cell
+    // empty.
+    let active = profile::span("auto: Borůvka offers", || {
+        alloc::par_collect_ranges_n(
+            edges.len(),
+            2,
+            "the trees with light edges",
+            |range, out| {
+                for i in range {
+                    let (a, b) = trees(&edges[i]);
+                    // Self-loops and edges inside one tree join nothing.
+                    if a != b {
+                        if least[a as usize].offer(i, priority_of) {
+                            out.push(a);
+                        }
+                        if least[b as usize].offer(i, priority_of) {
+                            out.push(b);
+                        }
+                    }
+                }
+            },
+        )
+    })?;
+    let lightest = |t: u32| {
+        least[t as usize]
+            .least(priority_of)
+            .expect("an active tree has an edge")
+    };
+    // (tree, the tree it joins). Two trees that chose the same edge would join each
+    // other: the larger joins the smaller, and the edge counts once. With unique
+    // priorities no other cycle can form.
+    let hooks: Vec<(u32, u32)> = profile::span("auto: Borůvka hooks", || {
+        alloc::par_collect_ranges(
+            active.len(),
+            "the joins of a Borůvka round",
+            |range, out| {
+                for &t in &active[range] {
+                    let i = lightest(t);
+                    let (a, b) = trees(&edges[i]);
+                    let joins = if a == t { b } else { a };
+                    if t > joins || least[joins as usize].least(priority_of) != Some(i) {
+                        out.push((t, joins));
+                    }
+                }
+            },
+        )
+    })?;
+    forest.par_extend(
+        hooks
+            .par_iter()
+            .map(|&(t, _)| priority_of(lightest(t)).position()),
+    );
+    hooks
+        .par_iter()
+        .for_each(|&(t, joins)| hook(parents, t, joins));
+    active.par_iter().for_each(|&t| least[t as usize].clear());
+    // Every hooked tree points straight at its new root, so that lookups from its
+    // vertices and edges take one step (pointer jumping over the hooked trees only).
+    profile::span("auto: Borůvka shortcuts", || {
+        while hooks.par_iter().filter(|&&(t, _)| jump(parents, t)).count() > 0 {}
+    });
+    Ok(())
+}
+
+/// A cell that keeps the lightest of the edges offered to it (Borůvka's per-tree
+/// minimum) while many threads offer at once. All-zero memory is an empty cell.
+/// Edges are offered by index, `priority(i)` giving their priority; indices must
+/// grow with the edges' positions (so that they break ties as positions do).
+pub(crate) trait LeastCell<P>: alloc::Zeroable + Send + Sync {
+    /// Offers edge `i`; true when the cell was empty before.
+    fn offer(&self, i: usize, priority: impl Fn(usize) -> P) -> bool;
+    /// The index of the lightest edge offered, if any.
+    fn least(&self, priority: impl Fn(usize) -> P) -> Option<usize>;
+    fn clear(&self);
+}
+
+/// For 64-bit priorities (fewer than 2^32 edges): the complement of the least
+/// priority with the edge's index in place of its position (0 = empty, as no priority
+/// is `u64::MAX`), so the least priority is an atomic maximum and names its index.
+pub(crate) struct LeastPriority(AtomicU64);
+
+/// For wider priorities: 1 + the index of the least edge (0 = empty).
+pub(crate) struct LeastIndex(AtomicU64);
+
+// SAFETY: both are one atomic integer, for which all-zero bytes are a valid value.
+unsafe impl alloc::Zeroable for LeastPriority {}
+// SAFETY: as above.
+unsafe impl alloc::Zeroable for LeastIndex {}
+
+impl LeastCell<u64> for LeastPriority {
+    #[inline]
+    fn offer(&self, i: usize, priority: impl Fn(usize) -> u64) -> bool {
+        let mine = !((priority(i) & !0xFFFF_FFFF) | i as u64);
+        // Most offers lose against a lighter edge already there and write nothing.
+        self.0.load(Relaxed) < mine && self.0.fetch_max(mine, Relaxed) == 0
+    }
+    #[inline]
+    fn least(&self, _: impl Fn(usize) -> u64) -> Option<usize> {
+        let held = self.0.load(Relaxed);
+        (held != 0).then_some((!held & 0xFFFF_FFFF) as usize)
+    }
+    fn clear(&self) {
+        self.0.store(0, Relaxed)
+    }
+}
+
+impl<P: Priority> LeastCell<P> for LeastIndex {
+    #[inline]
+    fn offer(&self, i: usize, priority: impl Fn(usize) -> P) -> bool {
+        let mine = i as u64 + 1;
+        let offered = priority(i);
+        let mut current = self.0.load(Relaxed);
+        while current == 0 || priority(current as usize - 1) > offered {
+            match self
+                .0
+                .compare_exchange_weak(current, mine, Relaxed, Relaxed)
+            {
+                Ok(_) => return current == 0,
+                Err(seen) => current = seen,
+            }
+        }
+        false
+    }
+    #[inline]
+    fn least(&self, _: impl Fn(usize) -> P) -> Option<usize> {
+        let held = self.0.load(Relaxed);
+        (held != 0).then_some(held as usize - 1)
+    }
+    fn clear(&self) {
+        self.0.store(0, Relaxed)
+    }
 }
 
 /// Sorts `edges` and adds each that joins two trees. Blocks of sorted edges are
@@ -115,9 +350,7 @@ fn kruskal_sorted<P: Priority>(
 
 /// The elements of `data` that satisfy `keep`, in order.
 fn par_filter<P: Priority>(data: &[P], keep: impl Fn(&P) -> bool + Sync) -> Result<Vec<P>> {
-    alloc::par_collect_ranges(data.len(), "the live edges", |range, out| {
-        out.extend(data[range].iter().copied().filter(|p| keep(p)))
-    })
+    alloc::par_filter(data, "the live edges", keep)
 }
 
 /// A priority with about `target` of `live` at or below it, estimated from a sample.

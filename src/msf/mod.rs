@@ -14,6 +14,7 @@ mod union_find;
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -21,7 +22,7 @@ use crate::graph::{Graph, Weights};
 use crate::tier::cuda::CudaTier;
 use crate::tier::gpu::{self, Device, Gpu};
 use crate::tier::opencl::OpenClTier;
-use crate::{alloc, Error, Result, Tier};
+use crate::{alloc, profile, Error, Result, Tier};
 pub(crate) use prepare::DeviceKeys;
 use prepare::{Prepared, Priority, WeightKey};
 use union_find::UnionFind;
@@ -278,7 +279,7 @@ pub(crate) fn minimum_spanning_forest(
     options: &MsfOptions,
     solver: Solver<'_>,
 ) -> Result<Forest> {
-    let ends = prepare::endpoints(graph, options.unweighted)?;
+    let ends = profile::span("validate", || prepare::endpoints(graph, options.unweighted))?;
     let weights = match graph {
         Graph::EdgeList { weights, .. } | Graph::Csr { weights, .. } => {
             weights.filter(|_| !options.unweighted)
@@ -286,11 +287,14 @@ pub(crate) fn minimum_spanning_forest(
     };
     let (edges, num_vertices, device_timings) =
         with_weights!(weights, w => solve_typed(ends, w, options, solver))?;
-    let total_weight = with_weights!(weights, w => total_weight(w, &edges));
+    let total_weight = profile::span(
+        "total weight",
+        || with_weights!(weights, w => total_weight(w, &edges)),
+    );
     let num_components = num_vertices - edges.len();
     let labels = options
         .labels
-        .then(|| component_labels(num_vertices, graph, &edges))
+        .then(|| profile::span("labels", || component_labels(num_vertices, graph, &edges)))
         .transpose()?;
     Ok(Forest {
         edges,
@@ -321,7 +325,7 @@ fn solve_on_gpu<D: Device, W: WeightKey>(
     let algorithm = options.algorithm;
     let (positions, timings) = gpu::msf::solve(tier, &problem, algorithm)?;
     Ok((
-        chosen_ids(m, positions, ends.ids.as_deref())?,
+        chosen_ids(m, |e| positions[e], ends.ids.as_deref())?,
         Some(timings),
     ))
 }
@@ -388,7 +392,9 @@ fn solve<P: Priority, W: WeightKey>(
         )));
     }
     let order = prepare::KeyOrder::of(options);
-    let priority = prepare::priorities::<P, W>(weights, ends.ids.as_deref(), m, order)?;
+    let priority = profile::span("priorities", || {
+        prepare::priorities::<P, W>(weights, ends.ids.as_deref(), m, order)
+    })?;
     let ids = ends.ids;
     let prepared = Prepared {
         num_vertices: ends.num_vertices,
@@ -397,18 +403,22 @@ fn solve<P: Priority, W: WeightKey>(
         priority,
     };
     let num_vertices = prepared.num_vertices;
-    let positions = match algorithm {
+    let positions = profile::span(algorithm.name(), || match algorithm {
         Algorithm::Auto => filter_kruskal::filter_kruskal(prepared),
         Algorithm::Boruvka => boruvka::boruvka(&prepared),
         Algorithm::Prim => prim::prim(&prepared),
         Algorithm::Strut => strut::strut(&prepared),
         Algorithm::Kruskal => kruskal::kruskal(prepared),
-    }?;
-    let mut chosen: Vec<bool> = alloc::zeroed(m, "the chosen-edge flags")?;
-    for e in positions {
-        chosen[e] = true;
-    }
-    Ok((chosen_ids(m, chosen, ids.as_deref())?, num_vertices))
+    })?;
+    profile::span("forest edge ids", || {
+        let chosen: Vec<AtomicBool> = alloc::zeroed(m, "the chosen-edge flags")?;
+        positions
+            .par_iter()
+            .with_min_len(4096)
+            .for_each(|&e| chosen[e].store(true, Relaxed));
+        let chosen = |e: usize| chosen[e].load(Relaxed);
+        Ok((chosen_ids(m, chosen, ids.as_deref())?, num_vertices))
+    })
 }
 
 /// Room for a forest of `n` vertices and `m` edges: at most min(n - 1, m) edges, so
@@ -420,10 +430,14 @@ fn new_forest(n: usize, m: usize) -> Result<Vec<usize>> {
 
 /// The ids of the chosen positions, read back in order: ascending ids without a sort
 /// (CSR ids grow with position too).
-fn chosen_ids(m: usize, chosen: Vec<bool>, ids: Option<&[u64]>) -> Result<Vec<u64>> {
+fn chosen_ids(
+    m: usize,
+    chosen: impl Fn(usize) -> bool + Sync,
+    ids: Option<&[u64]>,
+) -> Result<Vec<u64>> {
     let id_of = |e: usize| ids.map_or(e as u64, |ids| ids[e]);
     alloc::par_collect_ranges(m, "the forest's edge ids", |range, out| {
-        out.extend(range.filter(|&e| chosen[e]).map(id_of))
+        out.extend(range.filter(|&e| chosen(e)).map(id_of))
     })
 }
 
@@ -436,7 +450,13 @@ fn total_weight<W: WeightKey>(weights: Option<&[W]>, ids: &[u64]) -> TotalWeight
             ids.iter()
                 .fold(0.0, |sum, &id| sum + w[id as usize].as_f64()),
         ),
-        Some(w) => TotalWeight::Int(ids.iter().map(|&id| w[id as usize].as_i128()).sum()),
+        // Integer sums are exact in any order.
+        Some(w) => TotalWeight::Int(
+            ids.par_iter()
+                .with_min_len(1 << 14)
+                .map(|&id| w[id as usize].as_i128())
+                .sum(),
+        ),
     }
 }
 
@@ -489,14 +509,28 @@ mod tests {
         (u, v, w)
     }
 
+    /// On 1, 2, 4 and 8 threads, since `auto` picks its light-edge method (sorted link
+    /// or Borůvka rounds) by thread count and graph density: every pairing runs here.
     #[test]
     fn every_algorithm_matches_kruskal_on_random_graphs() {
+        for threads in [1, 2, 4, 8] {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(match_kruskal_on_random_graphs);
+        }
+    }
+
+    fn match_kruskal_on_random_graphs() {
         for (n, m, seed) in [
             (1, 0, 1),
             (10, 30, 2),
             (1000, 3000, 3),
             (5000, 200_000, 4),
             (3000, 1500, 5),
+            (40_000, 50_000, 6),
+            (20_000, 400_000, 7),
         ] {
             let (u, v, w) = random_graph(n, m, seed);
             let graph = Graph::EdgeList {
@@ -519,7 +553,12 @@ mod tests {
             };
             let reference = run(Algorithm::Kruskal);
             for algorithm in Algorithm::ALL {
-                assert_eq!(run(algorithm), reference, "{algorithm} on n={n} m={m}");
+                assert_eq!(
+                    run(algorithm),
+                    reference,
+                    "{algorithm} on n={n} m={m}, {} threads",
+                    rayon::current_num_threads()
+                );
             }
         }
     }

@@ -23,6 +23,8 @@ pub(crate) trait Priority: Copy + Ord + Send + Sync + Debug + 'static {
     const KEY_SHIFT: u32;
     /// Bits in the representation.
     const BITS: u32;
+    /// A cell for the lightest of many edges offered at once (Borůvka's rounds).
+    type Least: super::filter_kruskal::LeastCell<Self>;
     fn new(key: u64, position: usize) -> Self;
     fn position(self) -> usize;
     /// The representation shifted right by `shift`, truncated to 64 bits.
@@ -32,6 +34,7 @@ pub(crate) trait Priority: Copy + Ord + Send + Sync + Debug + 'static {
 /// 32-bit weight image and 32-bit position.
 impl Priority for u64 {
     const NONE: Self = u64::MAX;
+    type Least = super::filter_kruskal::LeastPriority;
     const KEY_SHIFT: u32 = 32;
     const BITS: u32 = 64;
     #[inline(always)]
@@ -51,6 +54,7 @@ impl Priority for u64 {
 /// 64-bit weight image and 64-bit position.
 impl Priority for u128 {
     const NONE: Self = u128::MAX;
+    type Least = super::filter_kruskal::LeastIndex;
     const KEY_SHIFT: u32 = 64;
     const BITS: u32 = 128;
     #[inline(always)]

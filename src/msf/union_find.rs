@@ -8,8 +8,9 @@
 //!
 //! Roots are linked by index (the larger under the smaller) with path halving: one
 //! array and no rank, which measured faster than union by rank on every benchmark
-//! graph because each union touches less memory. So a root is always the smallest
-//! vertex of its set.
+//! graph because each union touches less memory. So a set built by `union` alone has
+//! its smallest vertex as root (component labels rely on that); Borůvka's [`hook`]s
+//! join roots in any order.
 //!
 //! Each slot stores `parent ^ vertex`, so that all-zero memory is n singletons: the
 //! array comes from `calloc`-like memory and only the pages of vertices that edges
@@ -97,10 +98,11 @@ impl Linker<'_> {
     }
 }
 
-/// Representative of `x`, halving the path on the way. Only the linking thread
-/// writes, and only to non-roots (with an ancestor), so concurrent lookups stay valid.
+/// Representative of `x`, halving the path on the way. It writes only to non-roots,
+/// each time an ancestor of the element, so concurrent lookups stay valid; and while no
+/// thread links, any number of threads may halve paths at once (Borůvka's passes).
 #[inline]
-fn find_halving(parent: &[AtomicU32], mut x: u32) -> u32 {
+pub(crate) fn find_halving(parent: &[AtomicU32], mut x: u32) -> u32 {
     loop {
         let p = parent_of(parent, x);
         if p == x {
@@ -110,6 +112,27 @@ fn find_halving(parent: &[AtomicU32], mut x: u32) -> u32 {
         set_parent(parent, x, grandparent);
         x = grandparent;
     }
+}
+
+/// Makes the root `tree` a child of `joins`, for Borůvka's hooks: many threads may
+/// hook at once, as long as each hooks a different root, no hook closes a cycle, and
+/// nothing looks up representatives meanwhile.
+#[inline]
+pub(crate) fn hook(parent: &[AtomicU32], tree: u32, joins: u32) {
+    set_parent(parent, tree, joins)
+}
+
+/// One step of pointer jumping: points `x` at its grandparent; false when its parent
+/// is a root already. Safe alongside lookups and other jumps (it writes an ancestor).
+#[inline]
+pub(crate) fn jump(parent: &[AtomicU32], x: u32) -> bool {
+    let p = parent_of(parent, x);
+    let grandparent = parent_of(parent, p);
+    if grandparent == p {
+        return false;
+    }
+    set_parent(parent, x, grandparent);
+    true
 }
 
 #[inline(always)]

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# The CPU tier beside PBBS's parallel filter-Kruskal (issue 19), in one run, on the same
+# graphs: gpumst's `auto` (or another algorithm) at each thread count, PBBS at the
+# thread counts given, forest weights compared.
+#
+#   bash benches/cpu/cpu_vs_pbbs.sh --pbbs PBBSBENCH --parlay PARLAYLIB [options]
+#
+#   --pbbs DIR       a checkout of cmuparlay/pbbsbench (its source is built here, with
+#                    g++ -O3; nothing of it is kept in this repository)
+#   --parlay DIR     a checkout of cmuparlay/parlaylib (pbbsbench's submodule), if the
+#                    pbbsbench checkout lacks parlaylib/
+#   --gpumst L=BIN[@T,T...]  a gpumst binary and its label (repeatable; default
+#                    gpumst=target/release/gpumst), optionally with its own thread
+#                    counts instead of --threads
+#   --graphs LIST    from NY BAY grid random rmat (default all; grid 2048x2048, random
+#                    2^22 vertices / 2^25 edges, RMAT scale 22 with 2^26 edges, seed 1)
+#   --threads LIST   gpumst thread counts (default "1 2 4 8 16")
+#   --pbbs-threads LIST   PBBS thread counts (default "2 16")
+#   --algorithms LIST     gpumst algorithms (default auto)
+#   --repeat N       timed runs per measurement, median reported (default 5)
+#   --work DIR       where graphs and the PBBS build go (default target/cpu-bench)
+#   --data DIR       NY.gr.xz and BAY.gr.xz (default ../shared/data)
+#
+# Timing: gpumst's is `msf --json` compute time (validation and the library call, the
+# graph already in memory; median of --repeat after a warm-up run); PBBS's is its own
+# timer around `mst()` on the edge array (median of -r rounds after its one-second
+# warm-up). Both read the same graph: PBBS a WeightedEdgeArray file written from the
+# same edge list that gpumst loads from .egr (each undirected edge once; weights are
+# integers below 2^24, exact in PBBS's float). Rows go to stdout and results.tsv.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+pbbs="" parlay="" gpumsts=() graphs="NY BAY grid random rmat" threads="1 2 4 8 16"
+pbbs_threads="2 16" algorithms=auto repeat=5 work="$ROOT/target/cpu-bench" data="$ROOT/../shared/data"
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --pbbs) pbbs=$2; shift 2 ;;
+    --parlay) parlay=$2; shift 2 ;;
+    --gpumst) gpumsts+=("$2"); shift 2 ;;
+    --graphs) graphs=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --pbbs-threads) pbbs_threads=$2; shift 2 ;;
+    --algorithms) algorithms=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
+    --work) work=$2; shift 2 ;;
+    --data) data=$2; shift 2 ;;
+    *) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    esac
+done
+[ ${#gpumsts[@]} -gt 0 ] || gpumsts=("gpumst=$ROOT/target/release/gpumst")
+first_bin=${gpumsts[0]#*=} first_bin=${first_bin%@*}
+mkdir -p "$work"
+results="$work/results.tsv"
+echo "$(nproc) cores: $(lscpu | sed -n 's/^Model name: *//p' | head -1)" >&2
+
+# PBBS, built from the given checkout.
+mst=""
+if [ -n "$pbbs" ]; then
+    build="$work/pbbsbench"
+    if [ ! -x "$build/benchmarks/minSpanningForest/parallelFilterKruskal/MST" ]; then
+        rm -rf "$build"
+        cp -r "$pbbs" "$build"
+        if [ ! -e "$build/parlaylib/include/parlay/parallel.h" ]; then
+            [ -n "$parlay" ] || { echo "cpu_vs_pbbs: $pbbs has no parlaylib/: pass --parlay" >&2; exit 2; }
+            rm -rf "$build/parlaylib"
+            cp -r "$parlay" "$build/parlaylib"
+        fi
+        make -s -C "$build/benchmarks/minSpanningForest/parallelFilterKruskal" \
+            CCFLAGS="-mcx16 -O3 -std=c++17 -DNDEBUG -I ." >&2
+    fi
+    mst="$build/benchmarks/minSpanningForest/parallelFilterKruskal/MST"
+    g++ -O2 -o "$work/forest_weight" "$ROOT/benches/cpu/forest_weight.cpp"
+fi
+
+graph_file() { # NAME -> path of its .egr, made once
+    local name=$1 egr="$work/$1.egr"
+    if [ ! -s "$egr" ]; then
+        case "$name" in
+        NY | BAY) "$first_bin" convert "$data/$name.gr.xz" "$egr" >&2 ;;
+        grid) "$first_bin" generate grid --rows 2048 --cols 2048 --seed 1 --out "$egr" >&2 ;;
+        random) "$first_bin" generate random --vertices 4194304 --edges 33554432 --seed 1 --out "$egr" >&2 ;;
+        rmat) "$first_bin" generate rmat --scale 22 --edge-factor 16 --seed 1 --out "$egr" >&2 ;;
+        *) echo "cpu_vs_pbbs: unknown graph $name" >&2; exit 2 ;;
+        esac
+    fi
+    echo "$egr"
+}
+
+pbbs_file() { # NAME -> its WeightedEdgeArray file, from the .egr
+    local out="$work/$1.pbbs"
+    if [ ! -s "$out" ]; then
+        "$first_bin" convert "$work/$1.egr" "$work/$1.el" >&2
+        { echo WeightedEdgeArray; grep -v '^#' "$work/$1.el"; } >"$out"
+        rm -f "$work/$1.el"
+    fi
+    echo "$out"
+}
+
+median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+
+printf 'graph\tprogram\talgorithm\tthreads\tms\tforest_edges\tforest_weight\n' | tee "$results"
+for name in $graphs; do
+    egr=$(graph_file "$name")
+    for labelled in "${gpumsts[@]}"; do
+        label=${labelled%%=*} bin=${labelled#*=} own_threads=$threads
+        if [[ $bin == *@* ]]; then own_threads=${bin#*@} own_threads=${own_threads//,/ } bin=${bin%@*}; fi
+        for algorithm in $algorithms; do
+            for t in $own_threads; do
+                json=$("$bin" msf "$egr" --backend cpu --algorithm "$algorithm" --threads "$t" \
+                    --repeat $((repeat + 1)) --json)
+                # Drop the first (cold) run, then the median of the rest.
+                row=$(python3 -c 'import json, statistics, sys
+d = json.loads(sys.argv[1]); runs = d["compute_runs_ms"]
+print("%.3f\t%d\t%s" % (statistics.median(sorted(runs)[:-1] if len(runs) > 1 else runs), d["forest_edges"], d["total_weight"]))
+' "$json")
+                printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$label" "$algorithm" "$t" "$row" | tee -a "$results"
+                if [ -n "${PHASES:-}" ]; then
+                    python3 -c 'import json, sys
+d = json.loads(sys.argv[1]); p = d.get("phases_ms")
+if p: print("  phases:", ", ".join("%s %.2f" % kv for kv in p.items()))' "$json" >&2
+                fi
+            done
+        done
+    done
+    if [ -n "$mst" ]; then
+        file=$(pbbs_file "$name")
+        for t in $pbbs_threads; do
+            log=$(PARLAY_NUM_THREADS=$t "$mst" -r "$repeat" -o "$work/$name.ids" "$file")
+            ms=$(sed -n 's/^Parlay time: *//p' <<<"$log" | tail -n "$repeat" | awk '{print $1 * 1000}' | median)
+            read -r count weight < <("$work/forest_weight" "$file" "$work/$name.ids")
+            printf '%s\tpbbs-filterkruskal\t-\t%s\t%s\t%s\t%s\n' "$name" "$t" "$ms" "$count" "$weight" | tee -a "$results"
+        done
+    fi
+done
