@@ -50,9 +50,10 @@ pub(crate) fn filter_kruskal<P: Priority>(graph: Prepared<'_, P>) -> Result<Vec<
             sample_pivot(&live, target, round)
         };
         if pivot == P::NONE {
-            let rounds = boruvka_pays(true);
+            let (rounds, all) = (boruvka_pays(true), live.len());
             light_msf(
                 std::mem::take(&mut live),
+                all,
                 rounds,
                 u,
                 v,
@@ -64,7 +65,15 @@ pub(crate) fn filter_kruskal<P: Priority>(graph: Prepared<'_, P>) -> Result<Vec<
         let light = profile::span("auto: split off the light edges", || {
             par_filter(&live, |&p| p <= pivot)
         })?;
-        light_msf(light, boruvka_pays(false), u, v, &mut sets, &mut forest)?;
+        light_msf(
+            light,
+            live.len(),
+            boruvka_pays(false),
+            u,
+            v,
+            &mut sets,
+            &mut forest,
+        )?;
         // The heavy part, less every edge that now lies inside one tree.
         live = profile::span("auto: filter the heavy edges", || {
             sets.flatten()?;
@@ -107,6 +116,7 @@ fn boruvka_pays(all_edges_light: bool) -> bool {
 /// them up. The last few edges are sorted and linked in order.
 fn light_msf<P: Priority>(
     mut light: Vec<P>,
+    live_len: usize,
     boruvka: bool,
     u: &[u32],
     v: &[u32],
@@ -124,14 +134,26 @@ fn light_msf<P: Priority>(
             (tree(u[e]), tree(v[e]))
         };
         light = profile::span("auto: Borůvka rounds", || {
-            boruvka_round(&light, |p| *p, trees, parents, &least, forest)?;
-            // The edges still joining two trees, with their trees (made after the
-            // round, so that one copy of the light edges is alive at a time).
-            let mut linked: Vec<Linked<P>> =
+            // The edges still joining two trees, with their trees. A small light part
+            // (a dense graph's) gets them at once, so no round looks trees up; a
+            // graph whose edges are all light gets them after a first round, so that
+            // one copy of the light edges is alive at a time (peak memory).
+            let mut linked: Vec<Linked<P>> = if light.len() <= live_len / 2 {
+                alloc::par_collect_ranges(light.len(), "the light edges", |range, out| {
+                    for p in &light[range] {
+                        let (a, b) = trees(p);
+                        if a != b {
+                            out.push((*p, a, b));
+                        }
+                    }
+                })?
+            } else {
+                boruvka_round(&light, |p| *p, trees, parents, &least, forest)?;
                 alloc::par_filter_map(&light, "the light edges", |p| {
                     let (a, b) = trees(p);
                     (a != b).then_some((*p, a, b))
-                })?;
+                })?
+            };
             drop(light);
             while linked.len() >= LINK_SORTED_BELOW {
                 boruvka_round(&linked, |l| l.0, |l| (l.1, l.2), parents, &least, forest)?;
