@@ -111,9 +111,10 @@ fn boruvka_pays(all_edges_light: bool) -> bool {
 /// offers each edge
 /// to both its trees' cells (each keeps the lightest, the MSF edge that tree
 /// contributes); every tree joins along its edge; the edges now inside one tree are
-/// dropped. At least half the trees with light edges join each round. After the first
-/// round each edge carries its two trees, so later rounds read them instead of looking
-/// them up. The last few edges are sorted and linked in order.
+/// dropped. At least half the trees with light edges join each round. Each edge carries
+/// its two trees (from the start when `light` is at most half of the `live_len` live
+/// edges, else after the first round), so rounds read them instead of looking them up.
+/// The last few edges are sorted and linked in order.
 fn light_msf<P: Priority>(
     mut light: Vec<P>,
     live_len: usize,
