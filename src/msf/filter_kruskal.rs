@@ -50,30 +50,14 @@ pub(crate) fn filter_kruskal<P: Priority>(graph: Prepared<'_, P>) -> Result<Vec<
             sample_pivot(&live, target, round)
         };
         if pivot == P::NONE {
-            let (rounds, all) = (boruvka_pays(true), live.len());
-            light_msf(
-                std::mem::take(&mut live),
-                all,
-                rounds,
-                u,
-                v,
-                &mut sets,
-                &mut forest,
-            )?;
+            let all = live.len();
+            light_msf(std::mem::take(&mut live), all, u, v, &mut sets, &mut forest)?;
             break;
         }
         let light = profile::span("auto: split off the light edges", || {
             par_filter(&live, |&p| p <= pivot)
         })?;
-        light_msf(
-            light,
-            live.len(),
-            boruvka_pays(false),
-            u,
-            v,
-            &mut sets,
-            &mut forest,
-        )?;
+        light_msf(light, live.len(), u, v, &mut sets, &mut forest)?;
         // The heavy part, less every edge that now lies inside one tree.
         live = profile::span("auto: filter the heavy edges", || {
             sets.flatten()?;
@@ -107,24 +91,22 @@ fn boruvka_pays(all_edges_light: bool) -> bool {
 /// edge of `light` is lighter than every live edge outside it (so these are the edges
 /// Kruskal would take from it).
 ///
-/// With `boruvka`, Borůvka rounds while many light edges are left: one parallel pass
-/// offers each edge
-/// to both its trees' cells (each keeps the lightest, the MSF edge that tree
-/// contributes); every tree joins along its edge; the edges now inside one tree are
-/// dropped. At least half the trees with light edges join each round. Each edge carries
+/// Where [`boruvka_pays`], Borůvka rounds while many light edges are left: one
+/// parallel pass offers each edge to both its trees' cells (each keeps the lightest,
+/// the MSF edge that tree contributes); every tree joins along its edge; the edges now
+/// inside one tree are dropped. At least half the trees with light edges join each round. Each edge carries
 /// its two trees (from the start when `light` is at most half of the `live_len` live
 /// edges, else after the first round), so rounds read them instead of looking them up.
 /// The last few edges are sorted and linked in order.
 fn light_msf<P: Priority>(
     mut light: Vec<P>,
     live_len: usize,
-    boruvka: bool,
     u: &[u32],
     v: &[u32],
     sets: &mut UnionFind,
     forest: &mut Vec<usize>,
 ) -> Result<()> {
-    if boruvka && light.len() >= LINK_SORTED_BELOW {
+    if boruvka_pays(light.len() == live_len) && light.len() >= LINK_SORTED_BELOW {
         let least: Vec<P::Least> =
             alloc::zeroed(sets.parents().len(), "each tree's lightest edge")?;
         let parents = sets.parents();
