@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::prepare::Priority;
-use super::radix::radix_sort_by;
+use super::radix::radix_sort_by_key;
 use crate::{alloc, Result};
 
 /// Follows successor pointers until every vertex points at its root (a vertex that is
@@ -51,9 +51,7 @@ pub(crate) fn merge_parallel_links<P: Priority>(
     links: &mut Vec<Link>,
     priority: &[P],
 ) -> Result<()> {
-    radix_sort_by(links, 0, 64, |&(a, b, _), shift| {
-        (((a as u64) << 32) | b as u64) >> shift
-    })?;
+    radix_sort_by_key(links, |&(a, b, _)| ((a as u64) << 32) | b as u64)?;
     let mut kept = 0;
     for i in 0..links.len() {
         let same_pair =

@@ -21,8 +21,6 @@ pub(crate) trait Priority: Copy + Ord + Send + Sync + Debug + 'static {
     const NONE: Self;
     /// Where the weight image starts (the bits below hold the position).
     const KEY_SHIFT: u32;
-    /// Bits in the representation.
-    const BITS: u32;
     /// A cell for the lightest of many edges offered at once (Borůvka's rounds).
     type Least: super::filter_kruskal::LeastCell<Self>;
     fn new(key: u64, position: usize) -> Self;
@@ -36,7 +34,6 @@ impl Priority for u64 {
     const NONE: Self = u64::MAX;
     type Least = super::filter_kruskal::LeastPriority;
     const KEY_SHIFT: u32 = 32;
-    const BITS: u32 = 64;
     #[inline(always)]
     fn new(key: u64, position: usize) -> Self {
         (key << 32) | position as u64
@@ -56,7 +53,6 @@ impl Priority for u128 {
     const NONE: Self = u128::MAX;
     type Least = super::filter_kruskal::LeastIndex;
     const KEY_SHIFT: u32 = 64;
-    const BITS: u32 = 128;
     #[inline(always)]
     fn new(key: u64, position: usize) -> Self {
         ((key as u128) << 64) | position as u128

@@ -1,14 +1,13 @@
-//! Parallel LSD radix sort (11-bit digits, stable), skipping digits that are equal in
-//! every element.
+//! Parallel LSD radix sort (stable, digits of at most 11 bits) over the bits in which
+//! the keys differ.
 
 use rayon::prelude::*;
 
 use super::prepare::Priority;
 use crate::{alloc, Result};
 
-/// Bits per digit: 2048 buckets keep the histograms in L1 and need few passes.
-const DIGIT_BITS: u32 = 11;
-const BUCKETS: usize = 1 << DIGIT_BITS;
+/// At most this many bits per digit: 2048 buckets keep a chunk's histogram in L1.
+const MAX_DIGIT_BITS: u32 = 11;
 
 /// An array that many threads scatter into, each element written by exactly one of
 /// them (the callers compute disjoint slots), and read only after they all finish.
@@ -20,7 +19,7 @@ unsafe impl<T: Send> Sync for Destination<T> {}
 
 impl<T> Destination<T> {
     /// # Safety
-    /// `index` is inside the array, and no other thread writes or reads it
+    /// `index` is inside the array's allocation, and no other thread writes or reads it
     /// concurrently.
     #[inline(always)]
     pub unsafe fn write(&self, index: usize, value: T) {
@@ -34,52 +33,54 @@ impl<T> Destination<T> {
 /// result is in (weight, position) order without sorting the position bits.
 pub(crate) fn sort_by_weight<P: Priority>(data: &mut Vec<P>) -> Result<()> {
     debug_assert!(data.windows(2).all(|w| w[0].position() < w[1].position()));
-    radix_sort_by(data, P::KEY_SHIFT, P::BITS, |p, shift| p.shifted(shift))
+    radix_sort_by_key(data, |p| p.shifted(P::KEY_SHIFT))
 }
 
-/// Sorts `data` stably by the key bits `low_bit..high_bit`, where `bits(item, s)`
-/// returns the key shifted right by `s` (at least [`DIGIT_BITS`] meaningful bits).
-pub(crate) fn radix_sort_by<T: Copy + Send + Sync>(
+/// Sorts `data` stably by `key`. Only the bits in which keys can differ are sorted:
+/// keys are taken relative to the least one, so a set whose keys span a narrow range
+/// (a light part of edges below a pivot) needs fewer passes, and the digit width is
+/// balanced across the passes.
+pub(crate) fn radix_sort_by_key<T: Copy + Send + Sync>(
     data: &mut Vec<T>,
-    low_bit: u32,
-    high_bit: u32,
-    bits: impl Fn(&T, u32) -> u64 + Sync,
+    key: impl Fn(&T) -> u64 + Sync,
 ) -> Result<()> {
     let n = data.len();
     if n < 2 {
         return Ok(());
     }
-    let digit = |x: &T, shift: u32| (bits(x, shift) & (BUCKETS as u64 - 1)) as usize;
-    let first = data[0];
-    let varying: Vec<u32> = (low_bit..high_bit)
-        .step_by(DIGIT_BITS as usize)
-        .filter(|&shift| {
-            let d = digit(&first, shift);
-            data.par_iter().any(|x| digit(x, shift) != d)
-        })
-        .collect();
-    if varying.is_empty() {
+    let (least, most) = data
+        .par_iter()
+        .map(|x| (key(x), key(x)))
+        .reduce(|| (u64::MAX, 0), |a, b| (a.0.min(b.0), a.1.max(b.1)));
+    let bits = u64::BITS - (most - least).leading_zeros();
+    if bits == 0 {
         return Ok(());
     }
+    let passes = bits.div_ceil(MAX_DIGIT_BITS);
+    let digit_bits = bits.div_ceil(passes);
+    let buckets = 1usize << digit_bits;
     let chunks = (rayon::current_num_threads() * 4).max(1);
     let chunk_len = n.div_ceil(chunks);
-    // Histograms and starts are per chunk (a few per thread), not per element.
-    let mut scratch: Vec<T> = alloc::filled(n, first, "the radix sort's scratch array")?;
-    for &shift in &varying {
+    // Written whole by the first pass's scatter before anything reads it.
+    let mut scratch: Vec<T> = alloc::with_capacity(n, "the radix sort's scratch array")?;
+    for pass in 0..passes {
+        let shift = pass * digit_bits;
+        let digit = |x: &T| ((key(x) - least) >> shift) as usize & (buckets - 1);
+        // Histograms and starts are per chunk (a few per thread), not per element.
         let histograms: Vec<Vec<usize>> = data
             .par_chunks(chunk_len)
             .map(|chunk| {
-                let mut h = vec![0usize; BUCKETS];
+                let mut h = vec![0usize; buckets];
                 for x in chunk {
-                    h[digit(x, shift)] += 1;
+                    h[digit(x)] += 1;
                 }
                 h
             })
             .collect();
         // starts[c][b]: where chunk c writes its first element of bucket b.
-        let mut starts = vec![vec![0usize; BUCKETS]; histograms.len()];
+        let mut starts = vec![vec![0usize; buckets]; histograms.len()];
         let mut next = 0;
-        for bucket in 0..BUCKETS {
+        for bucket in 0..buckets {
             for (c, h) in histograms.iter().enumerate() {
                 starts[c][bucket] = next;
                 next += h[bucket];
@@ -91,13 +92,17 @@ pub(crate) fn radix_sort_by<T: Copy + Send + Sync>(
             .for_each(|(chunk, mut at)| {
                 let out = &out;
                 for x in chunk {
-                    let b = digit(x, shift);
+                    let b = digit(x);
                     // SAFETY: `at[b]` stays inside this chunk's range for bucket b,
-                    // which lies within `scratch` (the ranges partition 0..n).
+                    // which lies within `scratch`'s capacity of n (the ranges
+                    // partition 0..n).
                     unsafe { out.write(at[b], *x) };
                     at[b] += 1;
                 }
             });
+        // SAFETY: the ranges partition 0..n and every chunk wrote all of its elements,
+        // so each of the first n slots was written (T is Copy: nothing to drop).
+        unsafe { scratch.set_len(n) };
         std::mem::swap(data, &mut scratch);
     }
     Ok(())
@@ -143,7 +148,19 @@ mod tests {
         let mut data: Vec<(u64, u32)> = (0..150_000u32).map(|i| (next() % 5000, i)).collect();
         let mut expected = data.clone();
         expected.sort_by_key(|&(k, _)| k); // stable
-        radix_sort_by(&mut data, 0, 64, |&(k, _), s| k >> s).unwrap();
+        radix_sort_by_key(&mut data, |&(k, _)| k).unwrap();
         assert_eq!(data, expected);
+        // Keys in a narrow range far from zero, and keys all equal.
+        let mut narrow: Vec<(u64, u32)> = (0..100_000u32)
+            .map(|i| ((1 << 40) + next() % 3000, i))
+            .collect();
+        let mut expected = narrow.clone();
+        expected.sort_by_key(|&(k, _)| k);
+        radix_sort_by_key(&mut narrow, |&(k, _)| k).unwrap();
+        assert_eq!(narrow, expected);
+        let mut same: Vec<(u64, u32)> = (0..5000u32).map(|i| (7, 5000 - i)).collect();
+        let expected = same.clone();
+        radix_sort_by_key(&mut same, |&(k, _)| k).unwrap();
+        assert_eq!(same, expected);
     }
 }
