@@ -1,17 +1,18 @@
 //! `auto` on the CPU: filter-Kruskal's partitioning (Osipov, Sanders and Singler's
-//! idea), with the light part solved by parallel Borůvka rounds instead of a sequential
-//! Kruskal pass.
+//! idea), with the light part linked in parallel where threads are many.
 //!
 //! Rather than looking at every edge, each round picks a pivot priority (from a sample)
 //! below which about as many edges lie as the forest can still take, and takes the MSF
 //! edges among the light part: every light edge is lighter than every edge left, so
-//! those are exactly the edges Kruskal would take from it. Borůvka finds them with no
-//! sort and no sequential loop: each tree's lightest light edge out of it is an MSF
-//! edge, so all trees join along theirs at once, and the light edges now inside one
-//! tree drop out; when few are left, they are sorted and linked in order. The heavy
-//! part is then filtered in parallel: an edge whose ends are already in one tree can
-//! never join the forest. What survives is the next round's input. On most graphs one
-//! or two rounds see every useful edge and most edges are never looked at twice.
+//! those are exactly the edges Kruskal would take from it. They are found by one of
+//! three methods ([`light_link`]): sorting and linking in order on one thread (least
+//! work), sorting and linking by windows of deterministic reservations on every thread
+//! (`reserving_kruskal`), or Borůvka rounds with no sort (each tree's lightest light
+//! edge out of it is an MSF edge, so all trees join along theirs at once, and the light
+//! edges now inside one tree drop out). The heavy part is then filtered in parallel: an
+//! edge whose ends are already in one tree can never join the forest. What survives is
+//! the next round's input. On most graphs one or two rounds see every useful edge and
+//! most edges are never looked at twice.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
@@ -19,6 +20,7 @@ use rayon::prelude::*;
 
 use super::prepare::{Prepared, Priority};
 use super::radix::sort_by_weight;
+use super::reserving_kruskal::kruskal_reserving;
 use super::union_find::{find_halving, find_shared, hook, jump, UnionFind};
 use crate::{alloc, profile, Result};
 
@@ -72,32 +74,45 @@ pub(crate) fn filter_kruskal<P: Priority>(graph: Prepared<'_, P>) -> Result<Vec<
     Ok(forest)
 }
 
-/// Light edge sets smaller than this are sorted and linked in order: a Borůvka round's
-/// parallel passes would cost more than the sort.
+/// Light edge sets smaller than this are sorted and linked in order: parallel rounds
+/// would cost more than the sort.
 const LINK_SORTED_BELOW: usize = 1 << 13;
 
-/// Whether Borůvka rounds beat sorting the light edges and linking them in order, on
-/// this call's threads. The sorted link is one sequential pass (with a parallel
-/// pre-filter) and cheaper in total; Borůvka spreads over every thread. Measured
-/// crossovers (benches/cpu/cpu_vs_pbbs.sh, 16-core Xeon, docs/performance-log.md):
-/// Borůvka wins from 4 threads on sparse graphs, whose edges are all light at once
-/// (road networks, grids), and from 8 threads on dense ones (random, RMAT).
-fn boruvka_pays(all_edges_light: bool) -> bool {
+/// How the MSF edges among a light part are found.
+#[derive(Debug, PartialEq, Eq)]
+enum LightLink {
+    /// Sorted, then linked in order by one thread (with a parallel pre-filter): the
+    /// least work in total, so the choice on few threads.
+    Sorted,
+    /// Sorted, then linked by windows of deterministic reservations on every thread.
+    Reserving,
+    /// Parallel Borůvka rounds, with no sort.
+    Boruvka,
+}
+
+/// The light link for this call's threads, from the crossovers measured with
+/// `benches/cpu/cpu_vs_pbbs.sh` on a 16-core Xeon (docs/performance-log.md). A sparse
+/// graph's edges are all light at once (road networks, grids): there Borůvka's rounds
+/// win from 4 threads, and beat reservations (whose sort they avoid). On a dense
+/// graph's light part (random, RMAT) Borůvka visits each edge once per round, about
+/// ten times, and reservations win from 8 threads.
+fn light_link(light_len: usize, all_edges_light: bool) -> LightLink {
     let threads = rayon::current_num_threads();
-    threads >= 8 || (all_edges_light && threads >= 4)
+    if light_len < LINK_SORTED_BELOW {
+        LightLink::Sorted
+    } else if all_edges_light && threads >= 4 {
+        LightLink::Boruvka
+    } else if !all_edges_light && threads >= 8 {
+        LightLink::Reserving
+    } else {
+        LightLink::Sorted
+    }
 }
 
 /// Adds to `forest` the MSF edges among `light`, given the trees in `sets`, where every
 /// edge of `light` is lighter than every live edge outside it (so these are the edges
-/// Kruskal would take from it).
-///
-/// Where [`boruvka_pays`], Borůvka rounds while many light edges are left: one
-/// parallel pass offers each edge to both its trees' cells (each keeps the lightest,
-/// the MSF edge that tree contributes); every tree joins along its edge; the edges now
-/// inside one tree are dropped. At least half the trees with light edges join each round. Each edge carries
-/// its two trees (from the start when `light` is at most half of the `live_len` live
-/// edges, else after the first round), so rounds read them instead of looking them up.
-/// The last few edges are sorted and linked in order.
+/// Kruskal would take from it), by the [`light_link`] for `light` among `live_len`
+/// live edges.
 fn light_msf<P: Priority>(
     mut light: Vec<P>,
     live_len: usize,
@@ -106,55 +121,67 @@ fn light_msf<P: Priority>(
     sets: &mut UnionFind,
     forest: &mut Vec<usize>,
 ) -> Result<()> {
-    if boruvka_pays(light.len() == live_len) && light.len() >= LINK_SORTED_BELOW {
-        let least: Vec<P::Least> =
-            alloc::zeroed(sets.parents().len(), "each tree's lightest edge")?;
-        let parents = sets.parents();
-        // Nothing links trees during the passes, so lookups may halve paths freely.
-        let tree = |x: u32| find_halving(parents, x);
-        let trees = |p: &P| {
-            let e = p.position();
-            (tree(u[e]), tree(v[e]))
-        };
-        light = profile::span("auto: Borůvka rounds", || {
-            // The edges still joining two trees, with their trees. A small light part
-            // (a dense graph's) gets them at once, so no round looks trees up; a
-            // graph whose edges are all light gets them after a first round, so that
-            // one copy of the light edges is alive at a time (peak memory).
-            let mut linked: Vec<Linked<P>> = if light.len() <= live_len / 2 {
-                alloc::par_collect_ranges(light.len(), "the light edges", |range, out| {
-                    for p in &light[range] {
-                        let (a, b) = trees(p);
-                        if a != b {
-                            out.push((*p, a, b));
-                        }
-                    }
-                })?
-            } else {
-                boruvka_round(&light, |p| *p, trees, parents, &least, forest)?;
-                alloc::par_filter_map(&light, "the light edges", |p| {
-                    let (a, b) = trees(p);
-                    (a != b).then_some((*p, a, b))
-                })?
-            };
-            drop(light);
-            while linked.len() >= LINK_SORTED_BELOW {
-                boruvka_round(&linked, |l| l.0, |l| (l.1, l.2), parents, &least, forest)?;
-                // Every tree of the round's start now points straight at its root.
-                linked = profile::span("auto: Borůvka filter", || {
-                    linked.par_iter_mut().with_min_len(1024).for_each(|l| {
-                        l.1 = find_shared(parents, l.1);
-                        l.2 = find_shared(parents, l.2);
-                    });
-                    alloc::par_filter(&linked, "the light edges", |l| l.1 != l.2)
-                })?;
-            }
-            alloc::par_collect(linked.par_iter().map(|l| l.0), "the light edges")
+    match light_link(light.len(), light.len() == live_len) {
+        LightLink::Sorted => profile::span("auto: sort and link", || {
+            kruskal_sorted(light, u, v, sets, forest)
+        }),
+        LightLink::Reserving => {
+            profile::span("auto: sort", || sort_by_weight(&mut light))?;
+            profile::span("auto: link by reservations", || {
+                kruskal_reserving(&light, u, v, sets, forest)
+            })
+        }
+        LightLink::Boruvka => {
+            let rest = profile::span("auto: Borůvka rounds", || {
+                boruvka_rounds(light, u, v, sets, forest)
+            })?;
+            profile::span("auto: sort and link", || {
+                kruskal_sorted(rest, u, v, sets, forest)
+            })
+        }
+    }
+}
+
+/// Borůvka rounds over `light` while many of its edges are left; returns the rest. In
+/// a round one parallel pass offers each edge to both its trees' cells (each keeps the
+/// lightest, the MSF edge that tree contributes); every tree joins along its edge; the
+/// edges now inside one tree are dropped. At least half the trees with light edges join
+/// each round. After the first round each edge carries its two trees, so later rounds
+/// read them instead of looking them up (one copy of the edges is alive at a time).
+fn boruvka_rounds<P: Priority>(
+    light: Vec<P>,
+    u: &[u32],
+    v: &[u32],
+    sets: &mut UnionFind,
+    forest: &mut Vec<usize>,
+) -> Result<Vec<P>> {
+    let least: Vec<P::Least> = alloc::zeroed(sets.parents().len(), "each tree's lightest edge")?;
+    let parents = sets.parents();
+    // Nothing links trees during the passes, so lookups may halve paths freely.
+    let tree = |x: u32| find_halving(parents, x);
+    let trees = |p: &P| {
+        let e = p.position();
+        (tree(u[e]), tree(v[e]))
+    };
+    boruvka_round(&light, |p| *p, trees, parents, &least, forest)?;
+    // The edges still joining two trees, with their trees.
+    let mut linked: Vec<Linked<P>> = alloc::par_filter_map(&light, "the light edges", |p| {
+        let (a, b) = trees(p);
+        (a != b).then_some((*p, a, b))
+    })?;
+    drop(light);
+    while linked.len() >= LINK_SORTED_BELOW {
+        boruvka_round(&linked, |l| l.0, |l| (l.1, l.2), parents, &least, forest)?;
+        // Every tree of the round's start now points straight at its root.
+        linked = profile::span("auto: Borůvka filter", || {
+            linked.par_iter_mut().with_min_len(1024).for_each(|l| {
+                l.1 = find_shared(parents, l.1);
+                l.2 = find_shared(parents, l.2);
+            });
+            alloc::par_filter(&linked, "the light edges", |l| l.1 != l.2)
         })?;
     }
-    profile::span("auto: sort and link the rest", || {
-        kruskal_sorted(light, u, v, sets, forest)
-    })
+    alloc::par_collect(linked.par_iter().map(|l| l.0), "the light edges")
 }
 
 /// A light edge and the trees (roots) its ends are in at the start of a round.

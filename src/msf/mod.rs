@@ -9,6 +9,7 @@ mod kruskal;
 mod prepare;
 mod prim;
 mod radix;
+mod reserving_kruskal;
 mod strut;
 mod union_find;
 
