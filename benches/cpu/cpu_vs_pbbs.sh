@@ -18,6 +18,8 @@
 #   --pbbs-threads LIST   PBBS thread counts (default "2 16")
 #   --algorithms LIST     gpumst algorithms (default auto)
 #   --repeat N       timed runs per measurement, median reported (default 5)
+#   --rounds R       measure every program R times, taking turns, and summarise each
+#                    by the median of its rounds (default 1; for noisy machines)
 #   --work DIR       where graphs and the PBBS build go (default target/cpu-bench)
 #   --data DIR       NY.gr.xz and BAY.gr.xz (default ../shared/data)
 #
@@ -30,7 +32,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 pbbs="" parlay="" gpumsts=() graphs="NY BAY grid random rmat" threads="1 2 4 8 16"
-pbbs_threads="2 16" algorithms=auto repeat=5 work="$ROOT/target/cpu-bench" data="$ROOT/../shared/data"
+pbbs_threads="2 16" algorithms=auto repeat=5 rounds=1 work="$ROOT/target/cpu-bench" data="$ROOT/../shared/data"
 while [ $# -gt 0 ]; do
     case "$1" in
     --pbbs) pbbs=$2; shift 2 ;;
@@ -41,9 +43,10 @@ while [ $# -gt 0 ]; do
     --pbbs-threads) pbbs_threads=$2; shift 2 ;;
     --algorithms) algorithms=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --data) data=$2; shift 2 ;;
-    *) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
     esac
 done
 [ ${#gpumsts[@]} -gt 0 ] || gpumsts=("gpumst=$ROOT/target/release/gpumst")
@@ -97,37 +100,55 @@ pbbs_file() { # NAME -> its WeightedEdgeArray file, from the .egr
 
 median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
-printf 'graph\tprogram\talgorithm\tthreads\tms\tforest_edges\tforest_weight\n' | tee "$results"
+printf 'graph\tround\tprogram\talgorithm\tthreads\tms\tforest_edges\tforest_weight\n' | tee "$results"
 for name in $graphs; do
     egr=$(graph_file "$name")
-    for labelled in "${gpumsts[@]}"; do
-        label=${labelled%%=*} bin=${labelled#*=} own_threads=$threads
-        if [[ $bin == *@* ]]; then own_threads=${bin#*@} own_threads=${own_threads//,/ } bin=${bin%@*}; fi
-        for algorithm in $algorithms; do
-            for t in $own_threads; do
-                json=$("$bin" msf "$egr" --backend cpu --algorithm "$algorithm" --threads "$t" \
-                    --repeat $((repeat + 1)) --json)
-                # Drop the first (cold) run, then the median of the rest.
-                row=$(python3 -c 'import json, statistics, sys
+    for round in $(seq "$rounds"); do
+        for labelled in "${gpumsts[@]}"; do
+            label=${labelled%%=*} bin=${labelled#*=} own_threads=$threads
+            if [[ $bin == *@* ]]; then own_threads=${bin#*@} own_threads=${own_threads//,/ } bin=${bin%@*}; fi
+            for algorithm in $algorithms; do
+                for t in $own_threads; do
+                    json=$("$bin" msf "$egr" --backend cpu --algorithm "$algorithm" --threads "$t" \
+                        --repeat $((repeat + 1)) --json)
+                    # Drop the first (cold) run, then the median of the rest.
+                    row=$(python3 -c 'import json, statistics, sys
 d = json.loads(sys.argv[1]); runs = d["compute_runs_ms"]
 print("%.3f\t%d\t%s" % (statistics.median(sorted(runs)[:-1] if len(runs) > 1 else runs), d["forest_edges"], d["total_weight"]))
 ' "$json")
-                printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$label" "$algorithm" "$t" "$row" | tee -a "$results"
-                if [ -n "${PHASES:-}" ]; then
-                    python3 -c 'import json, sys
+                    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$round" "$label" "$algorithm" "$t" "$row" | tee -a "$results"
+                    if [ -n "${PHASES:-}" ]; then
+                        python3 -c 'import json, sys
 d = json.loads(sys.argv[1]); p = d.get("phases_ms")
 if p: print("  phases:", ", ".join("%s %.2f" % kv for kv in p.items()))' "$json" >&2
-                fi
+                    fi
+                done
             done
         done
+        if [ -n "$mst" ]; then
+            file=$(pbbs_file "$name")
+            for t in $pbbs_threads; do
+                log=$(PARLAY_NUM_THREADS=$t "$mst" -r "$repeat" -o "$work/$name.ids" "$file")
+                ms=$(sed -n 's/^Parlay time: *//p' <<<"$log" | tail -n "$repeat" | awk '{print $1 * 1000}' | median)
+                # PBBS times its own steps: show the last round's beside gpumst's phases.
+                [ -z "${PHASES:-}" ] || awk '/^Parlay time/ {last = block; block = ""; next} {block = block "  pbbs " $0 "\n"}
+                    END {printf "%s", last}' <<<"$log" >&2
+                read -r count weight < <("$work/forest_weight" "$file" "$work/$name.ids")
+                printf '%s\t%s\tpbbs-filterkruskal\t-\t%s\t%s\t%s\t%s\n' "$name" "$round" "$t" "$ms" "$count" "$weight" | tee -a "$results"
+            done
+        fi
     done
-    if [ -n "$mst" ]; then
-        file=$(pbbs_file "$name")
-        for t in $pbbs_threads; do
-            log=$(PARLAY_NUM_THREADS=$t "$mst" -r "$repeat" -o "$work/$name.ids" "$file")
-            ms=$(sed -n 's/^Parlay time: *//p' <<<"$log" | tail -n "$repeat" | awk '{print $1 * 1000}' | median)
-            read -r count weight < <("$work/forest_weight" "$file" "$work/$name.ids")
-            printf '%s\tpbbs-filterkruskal\t-\t%s\t%s\t%s\t%s\n' "$name" "$t" "$ms" "$count" "$weight" | tee -a "$results"
-        done
-    fi
 done
+if [ "$rounds" -gt 1 ]; then
+    # Each measurement's median over the rounds, with the spread of the rounds.
+    python3 - "$results" <<'PY' | tee "$work/summary.tsv"
+import collections, statistics, sys
+rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1])][1:]
+groups = collections.OrderedDict()
+for graph, _, program, algorithm, threads, ms, *_ in rows:
+    groups.setdefault((graph, program, algorithm, threads), []).append(float(ms))
+print("graph\tprogram\talgorithm\tthreads\tmedian_ms\tmin_ms\tmax_ms")
+for (graph, program, algorithm, threads), ms in groups.items():
+    print(f"{graph}\t{program}\t{algorithm}\t{threads}\t{statistics.median(ms):.1f}\t{min(ms):.1f}\t{max(ms):.1f}")
+PY
+fi
