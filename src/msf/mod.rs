@@ -366,11 +366,19 @@ fn solve_on_cpu<W: WeightKey>(
     options: &MsfOptions,
 ) -> Result<(Vec<u64>, Option<DeviceTimings>)> {
     let m = ends.u.len();
-    // Strictly below 2^32 positions, so no packed priority can equal `Priority::NONE`.
-    let (edges, _) = if (weights.is_none() || W::NARROW) && (m as u64) < 1 << 32 {
-        solve::<u64, W>(ends, weights, options)?
-    } else {
-        solve::<u128, W>(ends, weights, options)?
+    let order = prepare::KeyOrder::of(options);
+    // Narrow priorities (half the memory traffic) when every key fits 32 bits, if need
+    // be after taking away the least key: 64-bit weights with a small range, such as
+    // the int64 numbers of most Python and Julia callers. Strictly below 2^32
+    // positions, so no packed priority can equal `Priority::NONE`.
+    let narrow_from = match weights {
+        _ if (m as u64) >= 1 << 32 => None,
+        Some(w) if !W::NARROW => prepare::narrow_key_offset(w, order),
+        _ => Some(0),
+    };
+    let (edges, _) = match narrow_from {
+        Some(least) => solve::<u64, W>(ends, weights, options, least)?,
+        None => solve::<u128, W>(ends, weights, options, 0)?,
     };
     Ok((edges, None))
 }
@@ -379,6 +387,7 @@ fn solve<P: Priority, W: WeightKey>(
     ends: prepare::Endpoints<'_>,
     weights: Option<&[W]>,
     options: &MsfOptions,
+    least_key: u64,
 ) -> Result<(Vec<u64>, usize)> {
     let m = ends.u.len();
     let algorithm = options.algorithm;
@@ -394,7 +403,7 @@ fn solve<P: Priority, W: WeightKey>(
     }
     let order = prepare::KeyOrder::of(options);
     let priority = profile::span("priorities", || {
-        prepare::priorities::<P, W>(weights, ends.ids.as_deref(), m, order)
+        prepare::priorities::<P, W>(weights, ends.ids.as_deref(), m, order, least_key)
     })?;
     let ids = ends.ids;
     let prepared = Prepared {
@@ -510,8 +519,9 @@ mod tests {
         (u, v, w)
     }
 
-    /// On 1, 2, 4 and 8 threads, since `auto` picks its light-edge method (sorted link
-    /// or Borůvka rounds) by thread count and graph density: every pairing runs here.
+    /// On 1, 2, 4 and 8 threads, since `auto` picks its light-edge method (sorted link,
+    /// Borůvka rounds or reservations) by thread count and graph density: every pairing
+    /// runs here.
     #[test]
     fn every_algorithm_matches_kruskal_on_random_graphs() {
         for threads in [1, 2, 4, 8] {
@@ -520,6 +530,64 @@ mod tests {
                 .build()
                 .unwrap()
                 .install(match_kruskal_on_random_graphs);
+        }
+    }
+
+    /// 64-bit weights whose keys span less than 2^32 run on narrow priorities, less
+    /// their least key; wider ones on wide priorities. Either way, order-preserving
+    /// images of the same weights give the same forest, minimum and maximum.
+    #[test]
+    fn wide_weights_give_the_forest_of_their_order() {
+        let (n, m) = (5000, 60_000);
+        let (u, v, w) = random_graph(n, m, 11);
+        let images: [(&str, Vec<i64>); 3] = [
+            // Negative, near the type's bottom, and tied as in `w`.
+            (
+                "narrow span",
+                w.iter().map(|&x| i64::MIN + 7 + 3 * x as i64).collect(),
+            ),
+            // Keys whose low 32 bits wrap inside the span: only the offset keeps order.
+            (
+                "narrow span across a multiple of 2^32",
+                w.iter().map(|&x| (1 << 40) - 20 + x as i64).collect(),
+            ),
+            (
+                "wide span",
+                w.iter().map(|&x| (x as i64 - 25) << 40).collect(),
+            ),
+        ];
+        for threads in [2, 8] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            for maximum in [false, true] {
+                let run = |weights| {
+                    let graph = Graph::EdgeList {
+                        num_vertices: n as usize,
+                        u: &u,
+                        v: &v,
+                        weights: Some(weights),
+                    };
+                    let options = MsfOptions {
+                        maximum,
+                        labels: true,
+                        ..MsfOptions::default()
+                    };
+                    let forest =
+                        pool.install(|| minimum_spanning_forest(&graph, &options, Solver::Cpu));
+                    let forest = forest.unwrap();
+                    (forest.edges, forest.labels, forest.num_components)
+                };
+                let expected = run(Weights::U32(&w));
+                for (what, image) in &images {
+                    assert_eq!(
+                        run(Weights::I64(image)),
+                        expected,
+                        "{what}, maximum {maximum}, {threads} threads"
+                    );
+                }
+            }
         }
     }
 

@@ -478,6 +478,7 @@ pub(crate) fn priorities<P: Priority, W: WeightKey>(
     ids: Option<&[u64]>,
     num_edges: usize,
     order: KeyOrder,
+    least_key: u64,
 ) -> Result<Vec<P>> {
     const WHAT: &str = "the edge priorities";
     let Some(weights) = weights else {
@@ -488,9 +489,20 @@ pub(crate) fn priorities<P: Priority, W: WeightKey>(
     alloc::par_collect(
         (0..num_edges)
             .into_par_iter()
-            .map(|i| P::new(order.key(weight_of(i)), i)),
+            .map(|i| P::new(order.key(weight_of(i)) - least_key, i)),
         WHAT,
     )
+}
+
+/// The least key of `weights` under `order`, when every key minus it fits in 32 bits
+/// (so priorities can be 64-bit); `None` when the keys span more. Every entry counts
+/// (for CSR both directions and self-loops too), which can only widen the span.
+pub(crate) fn narrow_key_offset<W: WeightKey>(weights: &[W], order: KeyOrder) -> Option<u64> {
+    let (least, most) = weights
+        .par_iter()
+        .map(|&w| (order.key(w), order.key(w)))
+        .reduce(|| (u64::MAX, 0), |a, b| (a.0.min(b.0), a.1.max(b.1)));
+    (least > most || most - least <= u32::MAX as u64).then_some(least.min(most))
 }
 
 /// An error naming the first edge (in position order) with a NaN weight.
