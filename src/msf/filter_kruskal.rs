@@ -20,7 +20,7 @@ use rayon::prelude::*;
 
 use super::prepare::{Prepared, Priority};
 use super::radix::sort_by_weight;
-use super::reserving_kruskal::kruskal_reserving;
+use super::reserving_kruskal::{kruskal_reserving, Linked};
 use super::union_find::{find_halving, find_shared, hook, jump, UnionFind};
 use crate::{alloc, profile, Result};
 
@@ -183,9 +183,6 @@ fn boruvka_rounds<P: Priority>(
     }
     alloc::par_collect(linked.par_iter().map(|l| l.0), "the light edges")
 }
-
-/// A light edge and the trees (roots) its ends are in at the start of a round.
-type Linked<P> = (P, u32, u32);
 
 /// One Borůvka round over `edges`, with each edge's priority and its ends' trees
 /// (roots): each tree's lightest edge out joins the forest and the trees join along

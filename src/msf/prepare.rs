@@ -498,11 +498,10 @@ pub(crate) fn priorities<P: Priority, W: WeightKey>(
 /// (so priorities can be 64-bit); `None` when the keys span more. Every entry counts
 /// (for CSR both directions and self-loops too), which can only widen the span.
 pub(crate) fn narrow_key_offset<W: WeightKey>(weights: &[W], order: KeyOrder) -> Option<u64> {
-    let (least, most) = weights
-        .par_iter()
-        .map(|&w| (order.key(w), order.key(w)))
-        .reduce(|| (u64::MAX, 0), |a, b| (a.0.min(b.0), a.1.max(b.1)));
-    (least > most || most - least <= u32::MAX as u64).then_some(least.min(most))
+    match super::radix::key_range(weights, |&w| order.key(w)) {
+        None => Some(0),
+        Some((least, most)) => (most - least <= u32::MAX as u64).then_some(least),
+    }
 }
 
 /// An error naming the first edge (in position order) with a NaN weight.

@@ -36,6 +36,16 @@ pub(crate) fn sort_by_weight<P: Priority>(data: &mut Vec<P>) -> Result<()> {
     radix_sort_by_key(data, |p| p.shifted(P::KEY_SHIFT))
 }
 
+/// The least and the greatest `key` over `data` (one parallel pass); `None` when empty.
+pub(crate) fn key_range<T: Sync>(data: &[T], key: impl Fn(&T) -> u64 + Sync) -> Option<(u64, u64)> {
+    data.par_iter()
+        .map(|x| {
+            let k = key(x);
+            (k, k)
+        })
+        .reduce_with(|a, b| (a.0.min(b.0), a.1.max(b.1)))
+}
+
 /// Sorts `data` stably by `key`. Only the bits in which keys can differ are sorted:
 /// keys are taken relative to the least one, so a set whose keys span a narrow range
 /// (a light part of edges below a pivot) needs fewer passes, and the digit width is
@@ -48,10 +58,7 @@ pub(crate) fn radix_sort_by_key<T: Copy + Send + Sync>(
     if n < 2 {
         return Ok(());
     }
-    let (least, most) = data
-        .par_iter()
-        .map(|x| (key(x), key(x)))
-        .reduce(|| (u64::MAX, 0), |a, b| (a.0.min(b.0), a.1.max(b.1)));
+    let (least, most) = key_range(data, &key).expect("at least two elements");
     let bits = u64::BITS - (most - least).leading_zeros();
     if bits == 0 {
         return Ok(());

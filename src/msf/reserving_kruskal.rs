@@ -25,6 +25,9 @@ const MIN_WINDOW: usize = 1 << 12;
 /// Elements per parallel task.
 const TASK: usize = 1 << 10;
 
+/// An edge (its priority) with the trees, or the vertices, at its two ends.
+pub(crate) type Linked<P> = (P, u32, u32);
+
 /// What became of a window's edge.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Outcome {
@@ -53,7 +56,7 @@ pub(crate) fn kruskal_reserving<P: Priority>(
     let most = (sorted.len() / MAX_WINDOW_SHARE).clamp(MIN_WINDOW, u32::MAX as usize - 1);
     // Edges of the window with the trees of their ends (the previous window's found
     // trees are where the next lookups of a retried edge start).
-    let mut window: Vec<(P, u32, u32)> = alloc::with_capacity(most, "a window of sorted edges")?;
+    let mut window: Vec<Linked<P>> = alloc::with_capacity(most, "a window of sorted edges")?;
     let mut outcomes = alloc::filled(most, Outcome::Retry, "a window's outcomes")?;
     // The window grows while few of its edges conflict and shrinks while many do.
     let mut size = (most / 4).max(MIN_WINDOW);
