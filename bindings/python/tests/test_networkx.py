@@ -280,3 +280,71 @@ def test_no_numpy_scalars_escape():
     G = random_graph(np.random.default_rng(6), weights="distinct", labels="int")
     for u, v, d in nx.minimum_spanning_edges(G, backend="gpumst"):
         assert type(u) is int and type(v) is int and isinstance(d, dict)
+
+
+class Cycle:
+    """A reference cycle that only the cyclic collector can free."""
+
+    alive = 0
+
+    def __init__(self):
+        Cycle.alive += 1
+        self.me = self
+
+    def __del__(self):
+        Cycle.alive -= 1
+
+
+@pytest.fixture
+def aging(monkeypatch):
+    """Results of any size are moved to the oldest generation (normally only large
+    ones are), so that small graphs take that path; returns the list of the
+    ``gc.freeze`` calls made."""
+    import gc
+
+    from gpumst.networkx import _graph
+
+    monkeypatch.setattr(_graph, "AGE_AFTER_OBJECTS", 0)
+    freezes = []
+    freeze = gc.freeze
+    monkeypatch.setattr(gc, "freeze", lambda: (freezes.append(gc.get_freeze_count()), freeze()))
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    return freezes
+
+
+def test_aged_results_leave_the_collector_as_it_was(aging):
+    import gc
+
+    G = random_graph(np.random.default_rng(7), weights="distinct")
+    Cycle.alive = 0
+    young = Cycle()
+    compare(nx.minimum_spanning_edges, G, must_run=True)
+    compare(nx.minimum_spanning_tree, G, must_run=True)
+    assert aging, "the results were not aged"
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert any(o is young for o in gc.get_objects(generation=2)), "the caller's objects are aged too"
+    del young
+    gc.collect()
+    assert Cycle.alive == 0, "the caller's cycles must still be collected"
+    gc.disable()
+    try:
+        list(nx.minimum_spanning_edges(G, backend="gpumst"))
+        assert not gc.isenabled(), "a caller's disabled collector must stay disabled"
+    finally:
+        gc.enable()
+
+
+def test_callers_frozen_objects_stay_frozen(aging):
+    import gc
+
+    G = random_graph(np.random.default_rng(8), weights="distinct")
+    keep = [Cycle() for _ in range(3)]
+    gc.freeze()
+    frozen = gc.get_freeze_count()
+    aging.clear()
+    try:
+        compare(nx.minimum_spanning_edges, G, must_run=True)
+        assert gc.get_freeze_count() == frozen and not aging
+    finally:
+        gc.unfreeze()
+    del keep
