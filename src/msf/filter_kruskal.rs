@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use super::prepare::{Prepared, Priority};
 use super::radix::sort_by_weight;
 use super::reserving_kruskal::{kruskal_reserving, Linked};
-use super::union_find::{find_halving, find_shared, hook, jump, UnionFind};
+use super::union_find::{find_halving, find_shared, hook, point_at_root, UnionFind};
 use crate::{alloc, profile, Result};
 
 /// Live edge sets at most this large are simply sorted whole.
@@ -172,13 +172,13 @@ fn boruvka_rounds<P: Priority>(
     drop(light);
     while linked.len() >= LINK_SORTED_BELOW {
         boruvka_round(&linked, |l| l.0, |l| (l.1, l.2), parents, &least, forest)?;
-        // Every tree of the round's start now points straight at its root.
+        // Every tree of the round's start now points straight at its root: one step
+        // relabels an edge's ends (in the filter's passes, not a pass of its own).
         linked = profile::span("auto: Borůvka filter", || {
-            linked.par_iter_mut().with_min_len(1024).for_each(|l| {
-                l.1 = find_shared(parents, l.1);
-                l.2 = find_shared(parents, l.2);
-            });
-            alloc::par_filter(&linked, "the light edges", |l| l.1 != l.2)
+            alloc::par_filter_map(&linked, "the light edges", |&(p, a, b)| {
+                let (a, b) = (find_shared(parents, a), find_shared(parents, b));
+                (a != b).then_some((p, a, b))
+            })
         })?;
     }
     alloc::par_collect(linked.par_iter().map(|l| l.0), "the light edges")
@@ -224,10 +224,10 @@ fn boruvka_round<P: Priority, E: Sync>(
             .least(priority_of)
             .expect("an active tree has an edge")
     };
-    // (tree, the tree it joins). Two trees that chose the same edge would join each
-    // other: the larger joins the smaller, and the edge counts once. With unique
+    // (tree, the tree it joins, the edge). Two trees that chose the same edge would join
+    // each other: the larger joins the smaller, and the edge counts once. With unique
     // priorities no other cycle can form.
-    let hooks: Vec<(u32, u32)> = profile::span("auto: Borůvka hooks", || {
+    let hooks: Vec<(u32, u32, usize)> = profile::span("auto: Borůvka hooks", || {
         alloc::par_collect_ranges(
             active.len(),
             "the joins of a Borůvka round",
@@ -237,25 +237,26 @@ fn boruvka_round<P: Priority, E: Sync>(
                     let (a, b) = trees(&edges[i]);
                     let joins = if a == t { b } else { a };
                     if t > joins || least[joins as usize].least(priority_of) != Some(i) {
-                        out.push((t, joins));
+                        out.push((t, joins, i));
                     }
                 }
             },
         )
     })?;
-    forest.par_extend(
-        hooks
-            .par_iter()
-            .map(|&(t, _)| priority_of(lightest(t)).position()),
-    );
-    hooks
-        .par_iter()
-        .for_each(|&(t, joins)| hook(parents, t, joins));
-    active.par_iter().for_each(|&t| least[t as usize].clear());
-    // Every hooked tree points straight at its new root, so that lookups from its
-    // vertices and edges take one step (pointer jumping over the hooked trees only).
+    // One pass adds the edges and hooks the trees (the hooks were all chosen above, so
+    // no lookup sees a half-hooked round).
+    forest.par_extend(hooks.par_iter().map(|&(t, joins, i)| {
+        hook(parents, t, joins);
+        priority_of(i).position()
+    }));
+    // One pass empties the round's cells and points every hooked tree (no longer a
+    // root) straight at its new root, so that lookups from its vertices and edges take
+    // one step.
     profile::span("auto: Borůvka shortcuts", || {
-        while hooks.par_iter().filter(|&&(t, _)| jump(parents, t)).count() > 0 {}
+        active.par_iter().for_each(|&t| {
+            least[t as usize].clear();
+            point_at_root(parents, t);
+        })
     });
     Ok(())
 }

@@ -122,17 +122,16 @@ pub(crate) fn hook(parent: &[AtomicU32], tree: u32, joins: u32) {
     set_parent(parent, tree, joins)
 }
 
-/// One step of pointer jumping: points `x` at its grandparent; false when its parent
-/// is a root already. Safe alongside lookups and other jumps (it writes an ancestor).
+/// Points `x` straight at its root, for Borůvka's hooked trees once every hook of a
+/// round is in place: while nothing links, any number of threads may do this at once
+/// (every write, here and in the halving, stores an ancestor, and roots stay roots).
 #[inline]
-pub(crate) fn jump(parent: &[AtomicU32], x: u32) -> bool {
+pub(crate) fn point_at_root(parent: &[AtomicU32], x: u32) {
     let p = parent_of(parent, x);
-    let grandparent = parent_of(parent, p);
-    if grandparent == p {
-        return false;
+    let root = find_halving(parent, p);
+    if root != p {
+        set_parent(parent, x, root)
     }
-    set_parent(parent, x, grandparent);
-    true
 }
 
 #[inline(always)]
