@@ -14,7 +14,10 @@
 #
 # Environment: GPUMST_STRESS_SEED (replay a run), GPUMST_STRESS_THREADS (16),
 # GPUMST_STRESS_CHURN_THREADS (2), GPUMST_TEST_REQUIRE (tiers that must open); the rest
-# is described at the top of tests/stress.rs. The log goes to $OUT (the device tool's
+# is described at the top of tests/stress.rs. For a leak hunt, fix glibc's mmap threshold
+# (GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072): its default dynamic threshold keeps
+# freed large blocks in the threads' arenas, which makes RSS climb for minutes under this
+# load without any leak (docs/reliability.md, 2026-11-25 third run). The log goes to $OUT (the device tool's
 # folder) or the current directory as stress-TIERS.log; on an NVIDIA machine the GPU's
 # memory use is sampled every 10 s into gpu-memory-TIERS.csv beside it. The summary
 # (calls per kind, RSS start/max/end, slope) is printed at the end.
