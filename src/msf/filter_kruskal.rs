@@ -341,6 +341,19 @@ fn kruskal_sorted<P: Priority>(
     sets: &mut UnionFind,
     forest: &mut Vec<usize>,
 ) -> Result<()> {
+    if edges.len() <= BLOCK {
+        // One block: no pipeline to overlap, and waking the pool for the pre-filter and
+        // the sort's passes costs more than this whole call on one thread. Priorities
+        // are unique, so an unstable sort gives their (weight, position) order.
+        edges.sort_unstable();
+        for p in edges {
+            let e = p.position();
+            if sets.union(u[e], v[e]) {
+                forest.push(e);
+            }
+        }
+        return Ok(());
+    }
     sort_by_weight(&mut edges)?;
     let (parents, mut linker) = sets.split();
     // The survivors of a block; room for all of it is made first (blocks are small).

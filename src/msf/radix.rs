@@ -8,6 +8,8 @@ use crate::{alloc, Result};
 
 /// At most this many bits per digit: 2048 buckets keep a chunk's histogram in L1.
 const MAX_DIGIT_BITS: u32 = 11;
+/// The fewest elements per chunk (and so per histogram) of a pass.
+const MIN_CHUNK: usize = 1 << 14;
 
 /// An array that many threads scatter into, each element written by exactly one of
 /// them (the callers compute disjoint slots), and read only after they all finish.
@@ -66,7 +68,9 @@ pub(crate) fn radix_sort_by_key<T: Copy + Send + Sync>(
     let passes = bits.div_ceil(MAX_DIGIT_BITS);
     let digit_bits = bits.div_ceil(passes);
     let buckets = 1usize << digit_bits;
-    let chunks = (rayon::current_num_threads() * 4).max(1);
+    // A few chunks per thread, but none under MIN_CHUNK elements: each chunk costs a
+    // histogram of every bucket, filled, summed and scanned per pass.
+    let chunks = (n / MIN_CHUNK).clamp(1, rayon::current_num_threads() * 4);
     let chunk_len = n.div_ceil(chunks);
     // Written whole by the first pass's scatter before anything reads it.
     let mut scratch: Vec<T> = alloc::with_capacity(n, "the radix sort's scratch array")?;
