@@ -1,4 +1,4 @@
-//! Element types, operators and their semantics, shared by every tier.
+//! Element types, operators and their semantics, and the MSF algorithms by name, shared by every tier.
 //!
 //! Semantics (identical on every tier):
 //! - `Sum` over integers wraps (two's complement); over floats it is IEEE addition
@@ -14,7 +14,10 @@
 //! - Arg-reductions return the first index of the minimum (maximum); a NaN counts as
 //!   the minimum for argmin and as the maximum for argmax, so the first NaN wins.
 
-use std::fmt::Debug;
+use std::fmt::{self, Debug};
+use std::str::FromStr;
+
+use crate::{Error, Result};
 
 /// Numeric element types the primitives accept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -333,5 +336,60 @@ mod tests {
         let e = validate_offsets(&[0, 4], 5).unwrap_err();
         assert!(e.message().contains("offsets[1] = 4"));
         assert!(validate_offsets(&[], 0).is_err());
+    }
+}
+
+/// Which MSF algorithm to run. Every algorithm returns the identical forest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Algorithm {
+    /// The fastest for the tier and graph.
+    Auto = 0,
+    /// Vineet et al.'s recursive Borůvka.
+    Boruvka = 1,
+    /// Wang et al.'s Prim on the min-reduction primitive.
+    Prim = 2,
+    /// Vasconcellos, Cáceres et al.'s strut algorithm on the edge-vertex graph.
+    Strut = 3,
+    /// Sequential Kruskal, the reference.
+    Kruskal = 4,
+}
+
+impl Algorithm {
+    pub const ALL: [Algorithm; 5] = [
+        Algorithm::Auto,
+        Algorithm::Boruvka,
+        Algorithm::Prim,
+        Algorithm::Strut,
+        Algorithm::Kruskal,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Auto => "auto",
+            Algorithm::Boruvka => "boruvka",
+            Algorithm::Prim => "prim",
+            Algorithm::Strut => "strut",
+            Algorithm::Kruskal => "kruskal",
+        }
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Algorithm {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Algorithm::ALL
+            .into_iter()
+            .find(|a| a.name() == s.trim().to_ascii_lowercase())
+            .ok_or_else(|| {
+                Error::invalid_argument(format!(
+                    "unknown algorithm '{s}': expected auto, boruvka, prim, strut or kruskal"
+                ))
+            })
     }
 }

@@ -14,74 +14,20 @@ mod strut;
 mod union_find;
 
 use std::fmt;
-use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
 use crate::graph::{Graph, Weights};
 use crate::tier::cuda::CudaTier;
+pub use crate::tier::gpu::msf::DeviceTimings;
+use crate::tier::gpu::msf::{DeviceCsr, DeviceKeys, DeviceProblem};
 use crate::tier::gpu::{self, Device, Gpu};
 use crate::tier::opencl::OpenClTier;
+pub use crate::types::Algorithm;
 use crate::{alloc, profile, Error, Result, Tier};
-pub(crate) use prepare::DeviceKeys;
 use prepare::{Prepared, Priority, WeightKey};
 use union_find::UnionFind;
-
-/// Which MSF algorithm to run. Every algorithm returns the identical forest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Algorithm {
-    /// The fastest for the tier and graph.
-    Auto = 0,
-    /// Vineet et al.'s recursive Borůvka.
-    Boruvka = 1,
-    /// Wang et al.'s Prim on the min-reduction primitive.
-    Prim = 2,
-    /// Vasconcellos, Cáceres et al.'s strut algorithm on the edge-vertex graph.
-    Strut = 3,
-    /// Sequential Kruskal, the reference.
-    Kruskal = 4,
-}
-
-impl Algorithm {
-    pub const ALL: [Algorithm; 5] = [
-        Algorithm::Auto,
-        Algorithm::Boruvka,
-        Algorithm::Prim,
-        Algorithm::Strut,
-        Algorithm::Kruskal,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Algorithm::Auto => "auto",
-            Algorithm::Boruvka => "boruvka",
-            Algorithm::Prim => "prim",
-            Algorithm::Strut => "strut",
-            Algorithm::Kruskal => "kruskal",
-        }
-    }
-}
-
-impl fmt::Display for Algorithm {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Algorithm {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        Algorithm::ALL
-            .into_iter()
-            .find(|a| a.name() == s.trim().to_ascii_lowercase())
-            .ok_or_else(|| {
-                Error::invalid_argument(format!(
-                    "unknown algorithm '{s}': expected auto, boruvka, prim, strut or kruskal"
-                ))
-            })
-    }
-}
 
 /// Exact total weight of a forest: integers summed in i128, floats in f64, both in
 /// ascending edge-id order so every tier gives the same bits. An unweighted forest
@@ -99,22 +45,6 @@ impl fmt::Display for TotalWeight {
             TotalWeight::Float(x) => write!(f, "{x}"),
         }
     }
-}
-
-/// Where a device MSF spent its time (host clock around finished device work).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct DeviceTimings {
-    /// Host arrays to device buffers.
-    pub upload_ms: f64,
-    /// The algorithm's kernels and per-round reads of counters.
-    pub compute_ms: f64,
-    /// The same span by the device's own clock (CUDA events from the first command
-    /// to the last), where the tier keeps one.
-    pub compute_device_ms: Option<f64>,
-    /// The forest back to the host.
-    pub download_ms: f64,
-    /// The most device memory the call's buffers held at once, in bytes.
-    pub peak_device_bytes: u64,
 }
 
 /// A minimum spanning forest. Equality compares the forest, not the timings.
@@ -223,20 +153,10 @@ impl Solver<'_> {
     }
 }
 
-/// The edges an MSF device kernel sees: endpoints and weight keys by position.
-pub(crate) struct DeviceProblem<'a> {
-    pub num_vertices: usize,
-    pub u: &'a [u32],
-    pub v: &'a [u32],
-    pub keys: Option<DeviceKeys>,
-}
-
 /// Both directions of every edge (self-loops dropped, parallel edges merged to the
 /// lightest) as CSR arrays for a device: offsets, targets, edge positions. Needs
 /// 2m < 2^32 (device kernels index entries with 32 bits).
-pub(crate) fn device_adjacency(
-    problem: &DeviceProblem<'_>,
-) -> Result<(Vec<u32>, Vec<u32>, Vec<u32>)> {
+pub(crate) fn device_adjacency(problem: &DeviceProblem<'_>) -> Result<DeviceCsr> {
     const WHAT: &str = "the edge priorities";
     let (n, u, v) = (problem.num_vertices, problem.u, problem.v);
     let adjacency = adjacency::Adjacency::of_edges(n, u, v)?;
@@ -322,6 +242,7 @@ fn solve_on_gpu<D: Device, W: WeightKey>(
         u: &ends.u,
         v: &ends.v,
         keys: prepare::device_keys(weights, ends.ids.as_deref(), m, order)?,
+        adjacency: device_adjacency,
     };
     let algorithm = options.algorithm;
     let (positions, timings) = gpu::msf::solve(tier, &problem, algorithm)?;

@@ -12,6 +12,7 @@ use std::fmt::Debug;
 use rayon::prelude::*;
 
 use crate::graph::{Graph, Weights};
+use crate::tier::gpu::msf::DeviceKeys;
 use crate::{alloc, Error, Result, Status};
 
 /// A unique, totally ordered edge priority: weight image in the high bits, edge
@@ -523,13 +524,6 @@ fn reject_nan<W: WeightKey>(weights: &[W], ids: Option<&[u64]>, num_edges: usize
     };
     let what = if ids.is_some() { "CSR entry" } else { "edge" };
     Err(invalid(format!("{what} {id} has a NaN weight")))
-}
-
-/// Weight keys by edge position, for devices that order edges by (key, position)
-/// without building packed priorities: 32-bit where every key fits.
-pub(crate) enum DeviceKeys {
-    Narrow(Vec<u32>),
-    Wide(Vec<u64>),
 }
 
 pub(crate) fn device_keys<W: WeightKey>(

@@ -15,9 +15,46 @@
 use rayon::prelude::*;
 
 use super::{Arg, Device, DeviceBuffer, Gpu, ProgramKind};
-use crate::msf::{Algorithm, DeviceKeys, DeviceProblem, DeviceTimings};
-use crate::types::{ScanKind, ScanOp};
+use crate::types::{Algorithm, ScanKind, ScanOp};
 use crate::{alloc, Error, Result, Status};
+
+/// The edges an MSF device kernel sees: endpoints and weight keys by position.
+pub(crate) struct DeviceProblem<'a> {
+    pub num_vertices: usize,
+    pub u: &'a [u32],
+    pub v: &'a [u32],
+    pub keys: Option<DeviceKeys>,
+    /// Builds Prim's CSR of both directions of every edge (offsets, targets, edge
+    /// positions) from this problem: the host code that does it belongs to the
+    /// algorithms' layer, which hands it down.
+    pub adjacency: fn(&DeviceProblem<'_>) -> Result<DeviceCsr>,
+}
+
+/// A CSR for a device: offsets, targets and the edge position of each entry.
+pub(crate) type DeviceCsr = (Vec<u32>, Vec<u32>, Vec<u32>);
+
+/// Weight keys by edge position, for devices that order edges by (key, position)
+/// without building packed priorities: 32-bit where every key fits.
+pub(crate) enum DeviceKeys {
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
+}
+
+/// Where a device MSF spent its time (host clock around finished device work).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DeviceTimings {
+    /// Host arrays to device buffers.
+    pub upload_ms: f64,
+    /// The algorithm's kernels and per-round reads of counters.
+    pub compute_ms: f64,
+    /// The same span by the device's own clock (CUDA events from the first command
+    /// to the last), where the tier keeps one.
+    pub compute_device_ms: Option<f64>,
+    /// The forest back to the host.
+    pub download_ms: f64,
+    /// The most device memory the call's buffers held at once, in bytes.
+    pub peak_device_bytes: u64,
+}
 
 /// The compile-time shape of the MSF program: key width and 64-bit atomics.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -613,7 +650,7 @@ impl<D: Device> Run<'_, D> {
     fn prim(&self, problem: &DeviceProblem<'_>) -> Result<()> {
         let tier = self.tier;
         let n = problem.num_vertices;
-        let (offsets, targets, edges) = crate::msf::device_adjacency(problem)?;
+        let (offsets, targets, edges) = (problem.adjacency)(problem)?;
         let offsets = tier.upload(&offsets)?;
         let targets = tier.upload(&targets)?;
         let edges = tier.upload(&edges)?;
