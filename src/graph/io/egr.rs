@@ -4,7 +4,8 @@
 
 use std::io::{self, Read};
 
-use super::arcs::{pair_arcs, PairError};
+use super::arcs::{pair_arcs, Edges, PairError};
+use super::csr_pairs::pair_csr;
 use super::input::{invalid, read_failure, Progress};
 use super::output::{weight_type_name, Output};
 use super::{unwritable, Parsed};
@@ -174,22 +175,15 @@ pub(super) fn read(
         ));
     }
 
-    let mut src: Vec<u32> = alloc::zeroed(m as usize, "the arcs' sources")?;
-    for x in 0..n as usize {
-        src[offsets[x] as usize..offsets[x + 1] as usize].fill(x as u32);
-    }
-    drop(offsets);
-    let dst: Vec<u32> = alloc::collect(targets.into_iter().map(|t| t as u32), "the arcs' targets")?;
-    let (u, v, weights) = pair_arcs(src, dst, weights).map_err(|e| match e {
-        PairError::Unpaired(a, s, d) => invalid(
-            name,
-            format!(
-                "entry {a} (arc {s} -> {d}) has no reverse arc {d} -> {s} with the same weight \
-                 (an .egr file lists every undirected edge in both directions)"
-            ),
-        ),
-        PairError::Memory(e) => e,
-    })?;
+    let weight_slice = match &weights {
+        Some(WeightVec::I32(w)) => Some(&w[..]),
+        _ => None,
+    };
+    let paired = match pair_csr(&offsets, &targets, weight_slice)? {
+        Some(edges) => edges,
+        None => pair_all_arcs(name, offsets, targets, weights)?,
+    };
+    let (u, v, weights) = paired;
     Ok(Parsed {
         graph: EdgeListGraph {
             num_vertices: n as usize,
@@ -198,6 +192,33 @@ pub(super) fn read(
             weights,
         },
         arcs_in_file: m,
+    })
+}
+
+/// The general pairing (any arc order), which also names an arc left without its
+/// reverse.
+fn pair_all_arcs(
+    name: &str,
+    offsets: Vec<i32>,
+    targets: Vec<i32>,
+    weights: Option<WeightVec>,
+) -> Result<Edges> {
+    let (n, m) = (offsets.len() - 1, targets.len());
+    let mut src: Vec<u32> = alloc::zeroed(m, "the arcs' sources")?;
+    for x in 0..n {
+        src[offsets[x] as usize..offsets[x + 1] as usize].fill(x as u32);
+    }
+    drop(offsets);
+    let dst: Vec<u32> = alloc::collect(targets.into_iter().map(|t| t as u32), "the arcs' targets")?;
+    pair_arcs(src, dst, weights).map_err(|e| match e {
+        PairError::Unpaired(a, s, d) => invalid(
+            name,
+            format!(
+                "entry {a} (arc {s} -> {d}) has no reverse arc {d} -> {s} with the same weight \
+                 (an .egr file lists every undirected edge in both directions)"
+            ),
+        ),
+        PairError::Memory(e) => e,
     })
 }
 

@@ -40,6 +40,7 @@
 //! each as `(min, max)` of its endpoints.
 
 mod arcs;
+mod csr_pairs;
 mod dimacs;
 mod edgelist;
 mod egr;
