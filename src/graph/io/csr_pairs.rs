@@ -6,11 +6,14 @@
 //! the same multiset of weights, [`pair_arcs`](super::arcs::pair_arcs) would pair each
 //! forward arc with a backward one and keep the forward arcs, in file order, as the
 //! edges. So that is checked directly: each row is copied and sorted on its own (rows
-//! are short, and sorting them is cheap next to one sort of every arc), and each group
-//! of backward arcs is compared with its forward group, found by binary search.
-//! Self-loop arcs pair among themselves, by weight, in file order, as `pair_arcs` pairs
+//! are short, and sorting them is cheap next to one sort of every arc), and each row's
+//! backward arcs are compared with the forward arcs into it: found by binary search in
+//! the other end's row where ends are near ([`match_by_search`]), or bucketed by target
+//! first where they are far apart ([`match_by_buckets`]). Self-loop arcs pair among themselves, by weight, in file order, as `pair_arcs` pairs
 //! them. Any mismatch is left to the general pairing, so that the error names the arc
 //! exactly as before.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -24,11 +27,12 @@ fn row(offsets: &[i32], x: usize) -> std::ops::Range<usize> {
 }
 
 /// Whether most arcs join vertices whose rows lie close together (road networks
-/// numbered along the map, grids), judged from a sample. The check reads the other
+/// numbered along the map, grids), judged from a sample. The search reads the other
 /// end's row for every group of arcs, a cache miss or two per edge where ends are far
-/// apart (random and R-MAT graphs), where one sort of all arcs is faster: measured on
-/// the 2-core machine, NY 35 -> 16 ms and a 1024² grid 172 -> 61 ms this way, but a
-/// random graph of 2^23 edges 712 -> 760 ms and R-MAT scale 20 1.41 -> 4.1 s.
+/// apart (random and R-MAT graphs), where the buckets' scatter is cheaper; where ends
+/// are near, the search is. Load times on the 2-core machine, search / buckets: NY 18 /
+/// 26 ms, a 1024² grid 57 / 84-99 ms, a random graph of 2^23 edges 0.76 / 0.43-0.46 s,
+/// R-MAT scale 20 4.1 / 0.84 s.
 fn mostly_local(offsets: &[i32], targets: &[i32]) -> bool {
     const SAMPLES: usize = 1024;
     /// Ends at most this many vertices apart count as near.
@@ -73,9 +77,16 @@ pub(super) fn pair_csr(
     targets: &[i32],
     weights: Option<&[i32]>,
 ) -> Result<Option<Edges>> {
-    if !mostly_local(offsets, targets) {
-        return Ok(None);
-    }
+    pair_csr_checking(offsets, targets, weights, mostly_local(offsets, targets))
+}
+
+/// [`pair_csr`], its groups checked by binary search or by buckets.
+fn pair_csr_checking(
+    offsets: &[i32],
+    targets: &[i32],
+    weights: Option<&[i32]>,
+    by_search: bool,
+) -> Result<Option<Edges>> {
     let m = targets.len();
     let ranges = vertex_ranges(offsets);
     // Each arc as `target << 32 | weight bits`, each row sorted.
@@ -117,36 +128,11 @@ pub(super) fn pair_csr(
     if 2 * forward + loops != m {
         return Ok(None);
     }
-    // Every group of backward arcs (row y, target x < y) against x's arcs towards y.
-    let sorted_row = |x: usize| &sorted[row(offsets, x)];
-    let target_of = |key: u64| (key >> 32) as usize;
-    let matched = ranges.par_iter().all(|r| {
-        r.clone().all(|y| {
-            let mut backward = sorted_row(y);
-            while let Some(&first) = backward.first() {
-                let x = target_of(first);
-                if x > y {
-                    break;
-                }
-                let len = backward.partition_point(|&k| target_of(k) == x);
-                let (group, later) = backward.split_at(len);
-                backward = later;
-                let candidates = sorted_row(x);
-                let start = candidates.partition_point(|&k| target_of(k) < y);
-                let towards_y = &candidates[start..];
-                let towards_y = &towards_y[..towards_y.partition_point(|&k| target_of(k) == y)];
-                let weight_bits = |k: &u64| *k as u32;
-                if !group
-                    .iter()
-                    .map(weight_bits)
-                    .eq(towards_y.iter().map(weight_bits))
-                {
-                    return false;
-                }
-            }
-            true
-        })
-    });
+    let matched = if by_search {
+        match_by_search(offsets, &sorted, &ranges)
+    } else {
+        match_by_buckets(offsets, &sorted, &ranges)?
+    };
     if !matched {
         return Ok(None);
     }
@@ -220,6 +206,114 @@ fn self_loop_edges(
     loops.len()
 }
 
+/// Every group of backward arcs (row y, target x < y) against x's arcs towards y,
+/// found by binary search in x's sorted row: cheap where x's row is near y's.
+fn match_by_search(offsets: &[i32], sorted: &[u64], ranges: &[std::ops::Range<usize>]) -> bool {
+    let sorted_row = |x: usize| &sorted[row(offsets, x)];
+    let target_of = |key: u64| (key >> 32) as usize;
+    ranges.par_iter().all(|r| {
+        r.clone().all(|y| {
+            let mut backward = sorted_row(y);
+            while let Some(&first) = backward.first() {
+                let x = target_of(first);
+                if x > y {
+                    break;
+                }
+                let len = backward.partition_point(|&k| target_of(k) == x);
+                let (group, later) = backward.split_at(len);
+                backward = later;
+                let candidates = sorted_row(x);
+                let start = candidates.partition_point(|&k| target_of(k) < y);
+                let towards_y = &candidates[start..];
+                let towards_y = &towards_y[..towards_y.partition_point(|&k| target_of(k) == y)];
+                let weight_bits = |k: &u64| *k as u32;
+                if !group
+                    .iter()
+                    .map(weight_bits)
+                    .eq(towards_y.iter().map(weight_bits))
+                {
+                    return false;
+                }
+            }
+            true
+        })
+    })
+}
+
+/// Every row's backward arcs against the forward arcs into it, which are bucketed by
+/// target first: a scatter, cheaper than a search per group where ends are far apart.
+fn match_by_buckets(
+    offsets: &[i32],
+    sorted: &[u64],
+    ranges: &[std::ops::Range<usize>],
+) -> Result<bool> {
+    // Each bucket is sorted and compared with the start of the sorted row, which holds
+    // the backward arcs as the same `vertex << 32 | weight bits` keys.
+    let n = offsets.len() - 1;
+    let sorted_row = |x: usize| &sorted[row(offsets, x)];
+    let target_of = |key: u64| (key >> 32) as usize;
+    let backward_len = |y: usize| sorted_row(y).partition_point(|&k| target_of(k) < y);
+    // Slots fit 32 bits: an `.egr` file holds fewer than 2^31 arcs.
+    let mut bucket_start: Vec<u32> = alloc::zeroed(n + 1, "the pairing's buckets")?;
+    bucket_start[1..]
+        .par_iter_mut()
+        .enumerate()
+        .for_each(|(y, len)| *len = backward_len(y) as u32);
+    for y in 0..n {
+        bucket_start[y + 1] += bucket_start[y];
+    }
+    let bucket = |y: usize| bucket_start[y] as usize..bucket_start[y + 1] as usize;
+    // The next free slot of each bucket.
+    let next: Vec<AtomicU32> = alloc::collect(
+        bucket_start[..n].iter().map(|&s| AtomicU32::new(s)),
+        "the pairing's buckets",
+    )?;
+    let mut buckets: Vec<AtomicU64> =
+        alloc::zeroed(bucket_start[n] as usize, "the forward arcs by target")?;
+    let overflow = AtomicBool::new(false);
+    ranges.par_iter().for_each(|r| {
+        for x in r.clone() {
+            let keys = sorted_row(x);
+            let later = keys.partition_point(|&k| target_of(k) <= x);
+            for &k in &keys[later..] {
+                let y = target_of(k);
+                let slot = next[y].fetch_add(1, Relaxed) as usize;
+                if slot >= bucket(y).end {
+                    overflow.store(true, Relaxed);
+                    return;
+                }
+                buckets[slot].store((x as u64) << 32 | (k & 0xFFFF_FFFF), Relaxed);
+            }
+        }
+    });
+    // With no bucket overfull and as many forward arcs as backward ones (checked
+    // above), every bucket is exactly full.
+    if overflow.into_inner() {
+        return Ok(false);
+    }
+    // SAFETY: AtomicU64 has the memory layout of u64, and the scatter is over: the
+    // view is the only access to the buckets from here on.
+    let buckets = unsafe {
+        std::slice::from_raw_parts_mut(buckets.as_mut_ptr().cast::<u64>(), buckets.len())
+    };
+    let mut pieces = Vec::with_capacity(ranges.len());
+    let mut rest = &mut buckets[..];
+    for r in ranges {
+        let (piece, tail) =
+            rest.split_at_mut((bucket_start[r.end] - bucket_start[r.start]) as usize);
+        pieces.push(piece);
+        rest = tail;
+    }
+    Ok(pieces.into_par_iter().zip(ranges).all(|(piece, r)| {
+        let base = bucket_start[r.start] as usize;
+        r.clone().all(|y| {
+            let bucket = &mut piece[bucket(y).start - base..bucket(y).end - base];
+            bucket.sort_unstable();
+            *bucket == sorted_row(y)[..bucket.len()]
+        })
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -290,15 +384,17 @@ mod tests {
             let (offsets, targets, weights) = csr(n, &arcs, &mut next);
             for weights in [Some(&weights[..]), None] {
                 let expected = general(&offsets, &targets, weights);
-                match pair_csr(&offsets, &targets, weights).unwrap() {
-                    Some(edges) => {
-                        assert_eq!(Some(edges), expected, "case {case}: {arcs:?}");
-                        fast += 1;
-                    }
-                    None => {
-                        // Only for arcs the general pairing rejects.
-                        assert!(expected.is_none(), "case {case} declined: {arcs:?}");
-                        declined += 1;
+                for by_search in [true, false] {
+                    match pair_csr_checking(&offsets, &targets, weights, by_search).unwrap() {
+                        Some(edges) => {
+                            assert_eq!(Some(edges), expected, "case {case}: {arcs:?}");
+                            fast += 1;
+                        }
+                        None => {
+                            // Only for arcs the general pairing rejects.
+                            assert!(expected.is_none(), "case {case} declined: {arcs:?}");
+                            declined += 1;
+                        }
                     }
                 }
             }
@@ -307,20 +403,5 @@ mod tests {
             fast > 2000 && declined > 500,
             "fast {fast}, declined {declined}"
         );
-    }
-
-    #[test]
-    fn far_apart_ends_are_left_to_the_general_pairing() {
-        // Every arc joins vertices 2^16 apart: not local, so declined though paired.
-        let n = 1 << 17;
-        let half = (n / 2) as u32;
-        let arcs: Vec<(u32, u32, i32)> = (0..half)
-            .flat_map(|x| [(x, x + half, 1), (x + half, x, 1)])
-            .collect();
-        let (offsets, targets, weights) = csr(n, &arcs, &mut |_| 0);
-        assert!(pair_csr(&offsets, &targets, Some(&weights))
-            .unwrap()
-            .is_none());
-        assert!(general(&offsets, &targets, Some(&weights)).is_some());
     }
 }
