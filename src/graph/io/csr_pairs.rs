@@ -50,6 +50,17 @@ fn mostly_local(offsets: &[i32], targets: &[i32]) -> bool {
     4 * near >= 3 * samples
 }
 
+/// `data` cut into consecutive pieces of these lengths (they must not sum past it).
+fn split_by_lengths<T>(mut data: &mut [T], lengths: impl Iterator<Item = usize>) -> Vec<&mut [T]> {
+    let mut pieces = Vec::new();
+    for len in lengths {
+        let (piece, rest) = std::mem::take(&mut data).split_at_mut(len);
+        pieces.push(piece);
+        data = rest;
+    }
+    pieces
+}
+
 /// Vertex ranges of about equal arc counts, a few per thread (rows stay whole).
 fn vertex_ranges(offsets: &[i32]) -> Vec<std::ops::Range<usize>> {
     let n = offsets.len() - 1;
@@ -91,13 +102,12 @@ fn pair_csr_checking(
     let ranges = vertex_ranges(offsets);
     // Each arc as `target << 32 | weight bits`, each row sorted.
     let mut sorted: Vec<u64> = alloc::zeroed(m, "the rows sorted for pairing")?;
-    let mut pieces = Vec::with_capacity(ranges.len());
-    let mut rest = &mut sorted[..];
-    for r in &ranges {
-        let (piece, tail) = rest.split_at_mut((offsets[r.end] - offsets[r.start]) as usize);
-        pieces.push(piece);
-        rest = tail;
-    }
+    let pieces = split_by_lengths(
+        &mut sorted,
+        ranges
+            .iter()
+            .map(|r| (offsets[r.end] - offsets[r.start]) as usize),
+    );
     // Per range: its forward arcs, its self-loop arcs, and those of them that are edges.
     let scanned: Vec<(usize, usize, Vec<usize>)> = pieces
         .into_par_iter()
@@ -144,20 +154,20 @@ fn pair_csr_checking(
     let mut u: Vec<u32> = alloc::zeroed(edges, EDGES)?;
     let mut v: Vec<u32> = alloc::zeroed(edges, EDGES)?;
     let mut w: Vec<i32> = alloc::zeroed(if weights.is_some() { edges } else { 0 }, EDGES)?;
-    let mut parts = Vec::with_capacity(ranges.len());
-    let (mut u_rest, mut v_rest, mut w_rest) = (&mut u[..], &mut v[..], &mut w[..]);
-    for (forward, _, loop_edges) in &scanned {
-        let count = forward + loop_edges.len();
-        let (u_part, u_tail) = u_rest.split_at_mut(count);
-        let (v_part, v_tail) = v_rest.split_at_mut(count);
-        let (w_part, w_tail) = w_rest.split_at_mut(if weights.is_some() { count } else { 0 });
-        parts.push((u_part, v_part, w_part, &loop_edges[..]));
-        (u_rest, v_rest, w_rest) = (u_tail, v_tail, w_tail);
-    }
-    parts
+    let counts = || scanned.iter().map(|s| s.0 + s.2.len());
+    let u_parts = split_by_lengths(&mut u, counts());
+    let v_parts = split_by_lengths(&mut v, counts());
+    let w_parts = split_by_lengths(
+        &mut w,
+        counts().map(|c| if weights.is_some() { c } else { 0 }),
+    );
+    u_parts
         .into_par_iter()
+        .zip(v_parts)
+        .zip(w_parts)
+        .zip(scanned.par_iter().map(|s| &s.2[..]))
         .zip(&ranges)
-        .for_each(|((u, v, w, mut loop_edges), r)| {
+        .for_each(|((((u, v), w), mut loop_edges), r)| {
             let mut at = 0;
             for x in r.clone() {
                 for a in row(offsets, x) {
@@ -296,14 +306,12 @@ fn match_by_buckets(
     let buckets = unsafe {
         std::slice::from_raw_parts_mut(buckets.as_mut_ptr().cast::<u64>(), buckets.len())
     };
-    let mut pieces = Vec::with_capacity(ranges.len());
-    let mut rest = &mut buckets[..];
-    for r in ranges {
-        let (piece, tail) =
-            rest.split_at_mut((bucket_start[r.end] - bucket_start[r.start]) as usize);
-        pieces.push(piece);
-        rest = tail;
-    }
+    let pieces = split_by_lengths(
+        buckets,
+        ranges
+            .iter()
+            .map(|r| (bucket_start[r.end] - bucket_start[r.start]) as usize),
+    );
     Ok(pieces.into_par_iter().zip(ranges).all(|(piece, r)| {
         let base = bucket_start[r.start] as usize;
         r.clone().all(|y| {
