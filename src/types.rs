@@ -298,47 +298,6 @@ pub fn validate_offsets(offsets: &[u64], n: usize) -> crate::Result<()> {
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bits_round_trip_for_every_type() {
-        assert_eq!(i32::from_bits64((-5i32).to_bits64()), -5);
-        assert_eq!(i64::from_bits64(i64::MIN.to_bits64()), i64::MIN);
-        assert_eq!(u32::from_bits64(u32::MAX.to_bits64()), u32::MAX);
-        assert_eq!(u64::from_bits64(u64::MAX.to_bits64()), u64::MAX);
-        assert_eq!(
-            f32::from_bits64((-0.0f32).to_bits64()).to_bits(),
-            (-0.0f32).to_bits()
-        );
-        assert!(f64::from_bits64(f64::NAN.to_bits64()).is_nan());
-    }
-
-    #[test]
-    fn min_keeps_the_earlier_of_equal_values() {
-        let r = <MinOp as Monoid<f32>>::combine(-0.0, 0.0);
-        assert!(r.is_sign_negative());
-        let r = <MinOp as Monoid<f32>>::combine(0.0, -0.0);
-        assert!(r.is_sign_positive());
-        assert!(<MaxOp as Monoid<f64>>::combine(1.0, f64::NAN).is_nan());
-        assert!(<MinOp as Monoid<f64>>::combine(f64::NAN, -1.0).is_nan());
-    }
-
-    #[test]
-    fn offsets_errors_name_the_index() {
-        assert!(validate_offsets(&[0, 2, 5], 5).is_ok());
-        assert!(validate_offsets(&[0], 0).is_ok());
-        let e = validate_offsets(&[0, 3, 2, 5], 5).unwrap_err();
-        assert!(e.message().contains("offsets[2] = 2"), "{}", e.message());
-        let e = validate_offsets(&[1, 5], 5).unwrap_err();
-        assert!(e.message().contains("offsets[0] = 1"));
-        let e = validate_offsets(&[0, 4], 5).unwrap_err();
-        assert!(e.message().contains("offsets[1] = 4"));
-        assert!(validate_offsets(&[], 0).is_err());
-    }
-}
-
 /// Which MSF algorithm to run. Every algorithm returns the identical forest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Algorithm {
@@ -391,5 +350,46 @@ impl FromStr for Algorithm {
                     "unknown algorithm '{s}': expected auto, boruvka, prim, strut or kruskal"
                 ))
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_round_trip_for_every_type() {
+        assert_eq!(i32::from_bits64((-5i32).to_bits64()), -5);
+        assert_eq!(i64::from_bits64(i64::MIN.to_bits64()), i64::MIN);
+        assert_eq!(u32::from_bits64(u32::MAX.to_bits64()), u32::MAX);
+        assert_eq!(u64::from_bits64(u64::MAX.to_bits64()), u64::MAX);
+        assert_eq!(
+            f32::from_bits64((-0.0f32).to_bits64()).to_bits(),
+            (-0.0f32).to_bits()
+        );
+        assert!(f64::from_bits64(f64::NAN.to_bits64()).is_nan());
+    }
+
+    #[test]
+    fn min_keeps_the_earlier_of_equal_values() {
+        let r = <MinOp as Monoid<f32>>::combine(-0.0, 0.0);
+        assert!(r.is_sign_negative());
+        let r = <MinOp as Monoid<f32>>::combine(0.0, -0.0);
+        assert!(r.is_sign_positive());
+        assert!(<MaxOp as Monoid<f64>>::combine(1.0, f64::NAN).is_nan());
+        assert!(<MinOp as Monoid<f64>>::combine(f64::NAN, -1.0).is_nan());
+    }
+
+    #[test]
+    fn offsets_errors_name_the_index() {
+        assert!(validate_offsets(&[0, 2, 5], 5).is_ok());
+        assert!(validate_offsets(&[0], 0).is_ok());
+        let e = validate_offsets(&[0, 3, 2, 5], 5).unwrap_err();
+        assert!(e.message().contains("offsets[2] = 2"), "{}", e.message());
+        let e = validate_offsets(&[1, 5], 5).unwrap_err();
+        assert!(e.message().contains("offsets[0] = 1"));
+        let e = validate_offsets(&[0, 4], 5).unwrap_err();
+        assert!(e.message().contains("offsets[1] = 4"));
+        assert!(validate_offsets(&[], 0).is_err());
     }
 }
