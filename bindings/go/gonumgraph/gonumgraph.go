@@ -28,7 +28,10 @@
 // weight is the same.
 //
 // Self-loops are ignored. Weights are the float64 values of g.Weight; a NaN
-// weight is an error matching gpumst.ErrInvalidGraph.
+// weight is an error matching gpumst.ErrInvalidGraph. When every weight is a
+// whole number in [0, 2^32) they are handed to the library as uint32 values,
+// which it sorts faster; the order (weight, edge number), and so the forest,
+// is the same.
 package gonumgraph
 
 import (
@@ -93,7 +96,11 @@ func MinimumSpanningForest(ctx *gpumst.Context, dst path.WeightedBuilder, g grap
 	}
 	var f *gpumst.Forest
 	if err == nil {
-		f, err = gpumst.MinimumSpanningForest(ctx, len(fl.nodes), fl.u, fl.v, fl.w, opts...)
+		if fl.w32 != nil {
+			f, err = gpumst.MinimumSpanningForest(ctx, len(fl.nodes), fl.u, fl.v, fl.w32, opts...)
+		} else {
+			f, err = gpumst.MinimumSpanningForest(ctx, len(fl.nodes), fl.u, fl.v, fl.w, opts...)
+		}
 	}
 	if p := <-added; p != nil {
 		panic(p)
@@ -101,16 +108,19 @@ func MinimumSpanningForest(ctx *gpumst.Context, dst path.WeightedBuilder, g grap
 	if err != nil {
 		return 0, err
 	}
-	// Gather every forest edge before writing any, so that an inconsistent g
-	// leaves dst without edges. A listed edge is written as listed: the listing's
-	// edge values are g's own (Kruskal looks each up again with
-	// g.WeightedEdge, which for a consistent g returns the same edge).
+	// A listed edge is written as listed: the listing's edge values are g's
+	// own (Kruskal looks each up again with g.WeightedEdge, which for a
+	// consistent g returns the same edge).
+	if fl.edges != nil {
+		for _, k := range f.Edges {
+			dst.SetWeightedEdge(fl.edges[fl.perm[k]])
+		}
+		return f.Total.Float, nil
+	}
+	// Otherwise gather every forest edge before writing any, so that an
+	// inconsistent g leaves dst without edges.
 	edges := make([]graph.WeightedEdge, len(f.Edges))
 	for i, k := range f.Edges {
-		if fl.edges != nil {
-			edges[i] = fl.edges[fl.perm[k]]
-			continue
-		}
 		x, y := fl.ids[fl.u[k]], fl.ids[fl.v[k]]
 		if edges[i] = g.WeightedEdge(x, y); edges[i] == nil {
 			return 0, fmt.Errorf("gpumst: gonum graph: From(%d) lists %d but WeightedEdge(%d, %d) is nil: %w", x, y, x, y, gpumst.ErrInvalidGraph)
@@ -133,6 +143,10 @@ type flat struct {
 	// ascending (u, v) order, the numbering of the package documentation.
 	u, v []uint32
 	w    []float64
+	// w32 replaces w (then nil) when every weight is a whole number in
+	// [0, 2^32): the library's integer path is faster, and it orders the
+	// edges by (weight, id) exactly as the float64 path would.
+	w32 []uint32
 	// When g lists its edges, edges holds them as listed and edge k is
 	// edges[perm[k]]; otherwise both are nil.
 	edges []graph.WeightedEdge
@@ -181,73 +195,117 @@ func (fl *flat) readEdges(g graph.WeightedUndirected, idx *indexer) error {
 }
 
 // fromEdges numbers the listed edges by a counting sort on the lower endpoint
-// and an insertion sort of each bucket on the higher one.
+// and an insertion sort of each bucket on the higher one, chunks of edges on
+// all cores.
 func (fl *flat) fromEdges(edges []graph.WeightedEdge, idx *indexer) error {
 	n := len(fl.nodes)
 	lo := make([]uint32, len(edges))
 	hi := make([]uint32, len(edges))
 	weights := make([]float64, len(edges))
-	start := make([]int, n+1)
-	if err := endsInParallel(edges, idx, lo, hi, weights); err != nil {
+	chunks := chunksOf(len(edges))
+	wholes := make([]bool, chunks)
+	errs := make([]error, chunks)
+	inParallel(chunks, len(edges), func(c, begin, end int) {
+		wholes[c], errs[c] = endsOfRange(edges, idx, lo, hi, weights, begin, end)
+	})
+	// Of several bad edges the first is reported, as a sequential pass would.
+	if err := firstNonNil(errs); err != nil {
 		return err
 	}
+	// Each chunk counts its edges per bucket, so that it can place them on its
+	// own; a chunk's counters cost as much as its edges' ends, hence at most
+	// m/n chunks.
+	chunks = max(1, min(chunks, len(edges)/max(n, 1)))
+	next := make([][]int, chunks) // next[c][a]: chunk c's next slot in bucket a
+	inParallel(chunks, len(edges), func(c, begin, end int) {
+		counts := make([]int, n)
+		for k := begin; k < end; k++ {
+			if a := lo[k]; a != hi[k] {
+				counts[a]++
+			}
+		}
+		next[c] = counts
+	})
+	// Bucket a holds chunk 0's edges, then chunk 1's, ...: listing order, so a
+	// listing that repeats an edge numbers the copies in listing order.
+	bucketStart := make([]int, n+1)
 	kept := 0
-	for k, a := range lo {
-		if a != hi[k] {
-			start[a+1]++
-			kept++
+	for a := range n {
+		bucketStart[a] = kept
+		for _, counts := range next {
+			count := counts[a]
+			counts[a] = kept
+			kept += count
 		}
 	}
-	for i := range n {
-		start[i+1] += start[i]
-	}
+	bucketStart[n] = kept
 	fl.u = make([]uint32, kept)
 	fl.v = make([]uint32, kept)
-	fl.w = make([]float64, kept)
 	fl.perm = make([]int, kept)
-	next := start[:n] // start[i] becomes the next free slot of bucket i
-	for k, a := range lo {
-		b := hi[k]
-		if a == b {
-			continue
-		}
-		p := next[a]
-		next[a]++
-		fl.u[p], fl.v[p], fl.w[p], fl.perm[p] = a, b, weights[k], k
-	}
-	// After the placement next[i] is the end of bucket i, the start of i+1.
-	begin := 0
-	for i := range n {
-		end := next[i]
-		fl.sortBucket(begin, end)
-		begin = end
+	if !slices.Contains(wholes, false) {
+		fl.w32 = make([]uint32, kept)
+		placeAndSort(fl, lo, hi, weights, next, bucketStart, fl.w32)
+	} else {
+		fl.w = make([]float64, kept)
+		placeAndSort(fl, lo, hi, weights, next, bucketStart, fl.w)
 	}
 	fl.edges = edges
 	return nil
 }
 
-// endsInParallel fills lo, hi and weights for each listed edge (lo == hi for
-// a self-loop, which is dropped), chunks of edges on all cores: reading an
-// edge is a cache miss or more, whatever its type. Of several bad edges the
-// first is reported, as a sequential pass would.
-func endsInParallel(edges []graph.WeightedEdge, idx *indexer, lo, hi []uint32, weights []float64) error {
+// placeAndSort moves each kept edge k to the next free slot of its chunk in
+// bucket lo[k], with its weight as a W, then sorts each bucket by the higher
+// end.
+func placeAndSort[W float64 | uint32](fl *flat, lo, hi []uint32, weights []float64, next [][]int, bucketStart []int, w []W) {
+	inParallel(len(next), len(lo), func(c, begin, end int) {
+		slot := next[c]
+		for k := begin; k < end; k++ {
+			a, b := lo[k], hi[k]
+			if a == b {
+				continue
+			}
+			p := slot[a]
+			slot[a]++
+			fl.u[p], fl.v[p], w[p], fl.perm[p] = a, b, W(weights[k]), k
+		}
+	})
+	// Each chunk sorts the buckets that start in its share of the edges.
+	n := len(bucketStart) - 1
+	inParallel(len(next), len(fl.u), func(_, begin, end int) {
+		a, _ := slices.BinarySearch(bucketStart[:n], begin)
+		for ; a < n && bucketStart[a] < end; a++ {
+			if bucketStart[a] < begin {
+				continue // a bucket of equal starts, before this share
+			}
+			from, to := bucketStart[a], bucketStart[a+1]
+			sortBucket(fl.v[from:to], w[from:to], fl.perm[from:to])
+		}
+	})
+}
+
+// chunksOf says in how many chunks to cut m edges: one per core, each of at
+// least 64K edges (a goroutine costs a few microseconds).
+func chunksOf(m int) int {
 	const minChunk = 1 << 16
-	chunks := min(runtime.GOMAXPROCS(0), (len(edges)+minChunk-1)/minChunk)
-	if chunks <= 1 {
-		return endsOfRange(edges, idx, lo, hi, weights, 0, len(edges))
+	return max(1, min(runtime.GOMAXPROCS(0), (m+minChunk-1)/minChunk))
+}
+
+// inParallel runs fn on chunk c = [begin, end) of [0, m) for each of the
+// chunks, each on its own goroutine, and waits for them.
+func inParallel(chunks, m int, fn func(c, begin, end int)) {
+	if chunks == 1 {
+		fn(0, 0, m)
+		return
 	}
-	errs := make([]error, chunks)
 	var wg sync.WaitGroup
 	for c := range chunks {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			begin, end := c*len(edges)/chunks, (c+1)*len(edges)/chunks
-			errs[c] = endsOfRange(edges, idx, lo, hi, weights, begin, end)
+			fn(c, c*m/chunks, (c+1)*m/chunks)
 		}()
 	}
 	wg.Wait()
-	return firstNonNil(errs)
 }
 
 func firstNonNil(errs []error) error {
@@ -259,27 +317,34 @@ func firstNonNil(errs []error) error {
 	return nil
 }
 
-func endsOfRange(edges []graph.WeightedEdge, idx *indexer, lo, hi []uint32, weights []float64, begin, end int) error {
+// endsOfRange fills lo, hi and weights for edges [begin, end) (lo == hi for a
+// self-loop, which is dropped): reading an edge is a cache miss or more,
+// whatever its type. It reports whether every kept weight is a whole number
+// that fits a uint32.
+func endsOfRange(edges []graph.WeightedEdge, idx *indexer, lo, hi []uint32, weights []float64, begin, end int) (whole bool, err error) {
+	whole = true
 	for k := begin; k < end; k++ {
 		xid, yid, w := endsOf(edges[k])
 		a, ok := idx.index(xid)
 		if !ok {
-			return notANode(xid)
+			return false, notANode(xid)
 		}
 		b, ok := idx.index(yid)
 		if !ok {
-			return notANode(yid)
+			return false, notANode(yid)
 		}
 		if a == b {
 			lo[k], hi[k] = 0, 0
 			continue
 		}
 		if w != w {
-			return nanWeight(xid, yid)
+			return false, nanWeight(xid, yid)
 		}
 		lo[k], hi[k], weights[k] = min(a, b), max(a, b), w
+		// -0 is left to the float path, which may order it before +0.
+		whole = whole && w >= 0 && w <= math.MaxUint32 && w == math.Trunc(w) && !math.Signbit(w)
 	}
-	return nil
+	return whole, nil
 }
 
 // endsOf returns an edge's endpoint IDs and weight. gonum's own edge type is
@@ -287,19 +352,23 @@ func endsOfRange(edges []graph.WeightedEdge, idx *indexer, lo, hi []uint32, weig
 // allocates once per call.
 func endsOf(e graph.WeightedEdge) (xid, yid int64, w float64) {
 	if se, ok := e.(simple.WeightedEdge); ok {
+		x, xok := se.F.(simple.Node)
+		y, yok := se.T.(simple.Node)
+		if xok && yok {
+			return int64(x), int64(y), se.W
+		}
 		return se.F.ID(), se.T.ID(), se.W
 	}
 	return e.From().ID(), e.To().ID(), e.Weight()
 }
 
-// sortBucket sorts edges [begin, end), which share u, by v, stably (so a
+// sortBucket sorts a bucket of edges, which share u, by v, stably (so a
 // listing that repeats an edge numbers the copies in listing order).
-func (fl *flat) sortBucket(begin, end int) {
-	v, w, perm := fl.v[begin:end], fl.w[begin:end], fl.perm[begin:end]
+func sortBucket[W float64 | uint32](v []uint32, w []W, perm []int) {
 	if len(v) > 32 {
 		type entry struct {
 			v uint32
-			w float64
+			w W
 			p int
 		}
 		es := make([]entry, len(v))

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/graph"
+	"gonum.org/v1/gonum/graph/iterator"
 	"gonum.org/v1/gonum/graph/path"
 	"gonum.org/v1/gonum/graph/simple"
 
@@ -147,32 +149,94 @@ func TestDistinctWeightsMatchPrimOnConnectedGraphs(t *testing.T) {
 // With ties several forests are minimal: the total equals Kruskal's, and the
 // forest is the one the documented numbering picks, computed here by a
 // straightforward Kruskal over edges sorted by (weight, low ID, high ID).
+// Whole weights in [0, 2^32) take the library's uint32 path, others the
+// float64 one; ties must fall the same way on both.
 func TestTiesFollowTheDocumentedNumbering(t *testing.T) {
 	ctx := openCPU(t)
 	rng := rand.New(rand.NewPCG(5, 6))
-	for name, ids := range idLayouts(rng, 400) {
-		g := randomGonum(rng, ids, 2000, func() float64 { return float64(rng.IntN(4)) })
-		want := newDst()
-		wantTotal := path.Kruskal(want, g)
-		got := newDst()
-		total, err := gonumgraph.MinimumSpanningForest(ctx, got, g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if total != wantTotal {
-			t.Fatalf("%s: total %v, path.Kruskal %v", name, total, wantTotal)
-		}
-		if !slices.Equal(edgeSet(got), documentedForest(g, false)) {
-			t.Fatalf("%s: the forest is not the one the (weight, low ID, high ID) order picks", name)
-		}
-		maxDst := newDst()
-		if _, err := gonumgraph.MinimumSpanningForest(ctx, maxDst, g, gpumst.Maximum()); err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(edgeSet(maxDst), documentedForest(g, true)) {
-			t.Fatalf("%s: the maximum forest is not the one the (-weight, low ID, high ID) order picks", name)
+	draws := map[string]func() float64{
+		"whole":      func() float64 { return float64(rng.IntN(4)) },
+		"fractional": func() float64 { return float64(rng.IntN(4))/2 - 0.5 },
+		"beyond u32": func() float64 { return float64(rng.IntN(4)) * (1 << 33) },
+	}
+	for layout, ids := range idLayouts(rng, 400) {
+		for weights, draw := range draws {
+			name := layout + ", " + weights + " weights"
+			g := randomGonum(rng, ids, 2000, draw)
+			want := newDst()
+			wantTotal := path.Kruskal(want, g)
+			got := newDst()
+			total, err := gonumgraph.MinimumSpanningForest(ctx, got, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != wantTotal {
+				t.Fatalf("%s: total %v, path.Kruskal %v", name, total, wantTotal)
+			}
+			if !slices.Equal(edgeSet(got), documentedForest(g, false)) {
+				t.Fatalf("%s: the forest is not the one the (weight, low ID, high ID) order picks", name)
+			}
+			maxDst := newDst()
+			if _, err := gonumgraph.MinimumSpanningForest(ctx, maxDst, g, gpumst.Maximum()); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(edgeSet(maxDst), documentedForest(g, true)) {
+				t.Fatalf("%s: the maximum forest is not the one the (-weight, low ID, high ID) order picks", name)
+			}
 		}
 	}
+}
+
+// A graph of 200K edges is numbered in chunks on several goroutines (at least
+// 64K edges each); the forest must still be the documented one.
+func TestLargeGraphsAreNumberedInChunks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: builds a 200K-edge gonum graph")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(5))
+	ctx := openCPU(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	ids := idLayouts(rng, 30_000)["spread"]
+	for weights, draw := range map[string]func() float64{
+		"whole":      func() float64 { return float64(rng.IntN(8)) },
+		"fractional": func() float64 { return float64(rng.IntN(8)) / 4 },
+	} {
+		g := randomGonum(rng, ids, 200_000, draw)
+		got := newDst()
+		if _, err := gonumgraph.MinimumSpanningForest(ctx, got, g); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(edgeSet(got), documentedForest(g, false)) {
+			t.Fatalf("%s weights: the forest is not the one the (weight, low ID, high ID) order picks", weights)
+		}
+		// Listed twice, each edge's first copy is numbered first, so wins.
+		twice := listedTwice{g}
+		got = newDst()
+		if _, err := gonumgraph.MinimumSpanningForest(ctx, got, twice); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range graph.WeightedEdgesOf(got.WeightedEdges()) {
+			if _, second := e.(secondCopy); second {
+				t.Fatalf("%s weights: the second listing of %d-%d was chosen over the first", weights, e.From().ID(), e.To().ID())
+			}
+		}
+	}
+}
+
+// listedTwice lists each edge of a simple graph twice: as itself, then, after
+// all of them, as a secondCopy.
+type listedTwice struct {
+	*simple.WeightedUndirectedGraph
+}
+
+type secondCopy struct{ simple.WeightedEdge }
+
+func (g listedTwice) WeightedEdges() graph.WeightedEdges {
+	edges := graph.WeightedEdgesOf(g.WeightedUndirectedGraph.WeightedEdges())
+	for _, e := range edges {
+		edges = append(edges, secondCopy{e.(simple.WeightedEdge)})
+	}
+	return iterator.NewOrderedWeightedEdges(edges)
 }
 
 func documentedForest(g *simple.WeightedUndirectedGraph, maximum bool) []triple {
