@@ -63,10 +63,12 @@ pub(crate) fn kruskal_reserving<P: Priority>(
     let mut next = 0;
     loop {
         let fresh = size.saturating_sub(window.len()).min(sorted.len() - next);
-        window.par_extend(sorted[next..next + fresh].par_iter().map(|&p| {
-            let e = p.position();
-            (p, u[e], v[e])
-        }));
+        profile::span("auto: fill the window", || {
+            window.par_extend(sorted[next..next + fresh].par_iter().map(|&p| {
+                let e = p.position();
+                (p, u[e], v[e])
+            }))
+        });
         next += fresh;
         if window.is_empty() {
             return Ok(());
@@ -121,21 +123,22 @@ pub(crate) fn kruskal_reserving<P: Priority>(
         });
         let outcomes = &outcomes[..];
         let decided = |i: usize, outcome: Outcome| outcomes[i] == outcome;
-        forest.par_extend(
-            (0..window.len())
-                .into_par_iter()
-                .with_min_len(TASK)
-                .filter(|&i| decided(i, Outcome::Taken))
-                .map(|i| window[i].0.position()),
-        );
-        let retries =
+        let retries = profile::span("auto: collect the taken and retried edges", || {
+            forest.par_extend(
+                (0..window.len())
+                    .into_par_iter()
+                    .with_min_len(TASK)
+                    .filter(|&i| decided(i, Outcome::Taken))
+                    .map(|i| window[i].0.position()),
+            );
             alloc::par_collect_ranges(window.len(), "the retried edges", |range, out| {
                 out.extend(
                     range
                         .filter(|&i| decided(i, Outcome::Retry))
                         .map(|i| window[i]),
                 )
-            })?;
+            })
+        })?;
         let conflicts = retries.len() as f64 / window.len() as f64;
         if conflicts > 0.2 {
             size = (size / 2).max(MIN_WINDOW);

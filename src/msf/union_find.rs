@@ -109,6 +109,11 @@ pub(crate) fn find_halving(parent: &[AtomicU32], mut x: u32) -> u32 {
             return x;
         }
         let grandparent = parent_of(parent, p);
+        if grandparent == p {
+            // No write where nothing would change: a store takes the cache line
+            // from every other core reading it.
+            return p;
+        }
         set_parent(parent, x, grandparent);
         x = grandparent;
     }
