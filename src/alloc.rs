@@ -67,6 +67,9 @@ unsafe impl Zeroable for bool {}
 unsafe impl Zeroable for AtomicU32 {}
 unsafe impl Zeroable for AtomicU64 {}
 unsafe impl Zeroable for AtomicBool {}
+// SAFETY: all-zero bytes are the float +0.0.
+unsafe impl Zeroable for f32 {}
+unsafe impl Zeroable for f64 {}
 // SAFETY: a pair is all zero exactly when both halves are (padding may hold anything).
 unsafe impl<A: Zeroable, B: Zeroable> Zeroable for (A, B) {}
 

@@ -8,62 +8,13 @@ use super::arcs::{pair_arcs, Edges, PairError};
 use super::csr_pairs::pair_csr;
 use super::input::{invalid, read_failure, Progress};
 use super::output::{weight_type_name, Output};
+use super::words::{fill, read_words, write_words};
 use super::{unwritable, Parsed};
 use crate::graph::{EdgeListGraph, WeightVec};
-use crate::{alloc, Error, Result};
+use crate::{alloc, Result};
 
-/// Reads into `buf` until it is full or the stream ends; returns the bytes read.
-fn fill(stream: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match stream.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(got)
-}
-
-/// Up to `count` int32s; the vector is shorter when the stream ends first, and the second
-/// value counts the bytes of an incomplete trailing int32. The file's bytes are read
-/// straight into the vector, a step at a time (no staging buffer, no second copy).
-fn read_i32s(
-    stream: &mut dyn Read,
-    count: u64,
-    budget: u64,
-    progress: &mut Progress<'_>,
-    failed: &dyn Fn(io::Error) -> Error,
-) -> Result<(Vec<i32>, usize)> {
-    const WHAT: &str = "the int32 arrays read";
-    /// Int32s per read: 1 MiB.
-    const STEP: u64 = 1 << 18;
-    let mut out: Vec<i32> = alloc::with_capacity(count.min(budget) as usize, WHAT)?;
-    let mut left = count;
-    while left > 0 {
-        let want = left.min(STEP) as usize;
-        alloc::reserve(&mut out, want, WHAT)?;
-        let start = out.len();
-        out.resize(start + want, 0);
-        let step = &mut out[start..];
-        // SAFETY: the bytes of `want` initialised int32s, which have no padding and for
-        // which every bit pattern is valid; the view ends before `out` is used again.
-        let bytes =
-            unsafe { std::slice::from_raw_parts_mut(step.as_mut_ptr().cast::<u8>(), 4 * want) };
-        let got = fill(stream, bytes).map_err(failed)?;
-        out.truncate(start + got / 4);
-        for x in &mut out[start..] {
-            *x = i32::from_le(*x); // the file is little-endian: nothing to do on x86 and ARM
-        }
-        progress.tick();
-        if got < 4 * want {
-            return Ok((out, got % 4));
-        }
-        left -= want as u64;
-    }
-    Ok((out, 0))
-}
+/// What the int32 arrays are called in an out-of-memory message.
+const ARRAYS: &str = "the int32 arrays read";
 
 pub(super) fn read(
     name: &str,
@@ -103,7 +54,7 @@ pub(super) fn read(
             ));
         }
     }
-    let (offsets, _) = read_i32s(stream, n + 1, budget, progress, &failed)?;
+    let (offsets, _) = read_words::<i32>(stream, n + 1, budget, progress, &failed, ARRAYS)?;
     if (offsets.len() as u64) < n + 1 {
         return Err(invalid(
             name,
@@ -140,7 +91,7 @@ pub(super) fn read(
             ),
         ));
     }
-    let (targets, _) = read_i32s(stream, m, budget, progress, &failed)?;
+    let (targets, _) = read_words::<i32>(stream, m, budget, progress, &failed, ARRAYS)?;
     if (targets.len() as u64) < m {
         return Err(invalid(
             name,
@@ -159,7 +110,7 @@ pub(super) fn read(
     let weights = if m == 0 {
         None
     } else {
-        let (w, partial) = read_i32s(stream, m, budget, progress, &failed)?;
+        let (w, partial) = read_words::<i32>(stream, m, budget, progress, &failed, ARRAYS)?;
         if w.is_empty() && partial == 0 {
             None
         } else if (w.len() as u64) < m {
@@ -297,23 +248,11 @@ pub(super) fn write(out: &mut Output, graph: &EdgeListGraph) -> Result<()> {
             }
         }
     }
-    write_i32s(out, &[n as i32, m as i32])?;
-    write_i32s(out, &offsets)?;
-    write_i32s(out, &targets)?;
+    write_words(out, &[n as i32, m as i32])?;
+    write_words(out, &offsets)?;
+    write_words(out, &targets)?;
     if let Some(w) = &weights {
-        write_i32s(out, w)?;
-    }
-    Ok(())
-}
-
-fn write_i32s(out: &mut Output, values: &[i32]) -> Result<()> {
-    let mut buf = Vec::with_capacity(1 << 20);
-    for chunk in values.chunks(1 << 18) {
-        buf.clear();
-        for x in chunk {
-            buf.extend_from_slice(&x.to_le_bytes());
-        }
-        out.write_all(&buf)?;
+        write_words(out, w)?;
     }
     Ok(())
 }
