@@ -83,6 +83,8 @@ static void other_formats(void)
         {"unweighted.el", GPUMST_FORMAT_EDGELIST, GPUMST_FORMAT_EDGELIST, 4, 3, -1},
         {"small.egr.xz", GPUMST_FORMAT_AUTO, GPUMST_FORMAT_EGR, 0, 0, GPUMST_I32},
         {"unweighted.egr", GPUMST_FORMAT_EGR, GPUMST_FORMAT_EGR, 0, 0, -1},
+        {"small.gmst", GPUMST_FORMAT_AUTO, GPUMST_FORMAT_GMST, 5, 6, GPUMST_U32},
+        {"general.gmst.gz", GPUMST_FORMAT_GMST, GPUMST_FORMAT_GMST, 0, 0, GPUMST_F64},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         gpumst_graph_file *file = NULL;

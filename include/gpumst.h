@@ -191,8 +191,8 @@ typedef struct gpumst_total_weight {
 
 #define GPUMST_EXCLUSIVE 1
 
-// From the file name: .gr DIMACS, .mtx Matrix Market, .egr ECL binary, anything else
-// an edge list (a trailing .gz or .xz is looked through).
+// From the file name: .gr DIMACS, .mtx Matrix Market, .egr ECL binary, .gmst gpumst
+// binary, anything else an edge list (a trailing .gz or .xz is looked through).
 #define GPUMST_FORMAT_AUTO 0
 
 // 9th DIMACS challenge shortest-path format (`p sp N M`, `a U V W`), 1-based ids.
@@ -206,6 +206,10 @@ typedef struct gpumst_total_weight {
 
 // ECL's binary CSR (int32 n, m, offsets[n+1], targets[m], optional weights[m]).
 #define GPUMST_FORMAT_EGR 4
+
+// gpumst's binary edge list (header, u32 u[m] and v[m], optional weights[m] of any of
+// the six types): read at the speed of a copy.
+#define GPUMST_FORMAT_GMST 5
 
 // Edge i joins u[i] and v[i]; its id is i.
 #define GPUMST_GRAPH_EDGE_LIST 0

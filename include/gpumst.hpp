@@ -90,11 +90,12 @@ enum class Algorithm : std::int32_t {
 };
 
 enum class FileFormat : std::int32_t {
-    Auto = GPUMST_FORMAT_AUTO,  // from the file name (.gr, .mtx, .egr, else an edge list)
+    Auto = GPUMST_FORMAT_AUTO,  // from the file name (.gr, .mtx, .egr, .gmst, else an edge list)
     Dimacs = GPUMST_FORMAT_DIMACS,
     MatrixMarket = GPUMST_FORMAT_MTX,
     EdgeList = GPUMST_FORMAT_EDGELIST,
     Egr = GPUMST_FORMAT_EGR,
+    Gmst = GPUMST_FORMAT_GMST,
 };
 
 // The index reported for an empty input or segment by the arg-reductions.
@@ -937,7 +938,7 @@ inline Forest minimum_spanning_forest_csr(Context &ctx, Span<const std::uint64_t
 // ---- graph files --------------------------------------------------------------------
 
 // A graph read with the library's readers: DIMACS .gr, Matrix Market .mtx, plain edge
-// lists and ECL .egr, each optionally .gz or .xz compressed. Edge i is the i-th edge of
+// lists, ECL .egr and gpumst .gmst, each optionally .gz or .xz compressed. Edge i is the i-th edge of
 // the file (both arcs of an edge give one edge); vertex ids are 0-based (add
 // vertex_base() for the file's own ids). Move-only; the arrays belong to it.
 class GraphFile {

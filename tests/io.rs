@@ -97,6 +97,7 @@ fn format_names_and_extensions() {
         ("edgelist", Format::EdgeList),
         ("egr", Format::Egr),
         ("EGR", Format::Egr),
+        ("gmst", Format::Gmst),
     ] {
         assert_eq!(s.parse::<Format>().unwrap(), f);
     }
@@ -115,6 +116,8 @@ fn format_names_and_extensions() {
         ("a.mtx.xz", Format::MatrixMarket),
         ("a.egr", Format::Egr),
         ("a.egr.gz", Format::Egr),
+        ("a.gmst", Format::Gmst),
+        ("a.GMST.xz", Format::Gmst),
         ("a.txt", Format::EdgeList),
         ("a.el.gz", Format::EdgeList),
         ("a.edges", Format::EdgeList),
@@ -761,6 +764,141 @@ fn egr_errors() {
     }
 }
 
+/// A `.gmst` file as the format's documentation lays it out, written by hand.
+fn gmst_bytes(code: u32, n: u64, u: &[u32], v: &[u32], weights: &[u8]) -> Vec<u8> {
+    let mut b = b"GPUMSTEL".to_vec();
+    b.extend_from_slice(&1u32.to_le_bytes());
+    b.extend_from_slice(&code.to_le_bytes());
+    b.extend_from_slice(&n.to_le_bytes());
+    b.extend_from_slice(&(u.len() as u64).to_le_bytes());
+    for ids in [u, v] {
+        ids.iter()
+            .for_each(|x| b.extend_from_slice(&x.to_le_bytes()));
+        if ids.len() % 2 == 1 {
+            b.extend_from_slice(&[0; 4]);
+        }
+    }
+    b.extend_from_slice(weights);
+    b
+}
+
+#[test]
+fn gmst_files_are_read_as_laid_out() {
+    let dir = scratch();
+    let w: Vec<u8> = [7i64, -2, 9].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let bytes = gmst_bytes(3, 5, &[0, 4, 2], &[1, 0, 2], &w);
+    assert_eq!(bytes.len(), 32 + 16 + 16 + 24);
+    for (name, content) in [
+        ("g.gmst", bytes.clone()),
+        ("g.gmst.gz", gz(&bytes)),
+        ("g.gmst.xz", xz(&bytes)),
+        ("named.bin", bytes.clone()),
+    ] {
+        let p = write_file(&dir, name, &content);
+        let format = if name.ends_with(".bin") {
+            Format::Gmst
+        } else {
+            Format::Auto
+        };
+        let g = read_graph(&p, format, None).unwrap();
+        assert_eq!(g.format, Format::Gmst, "{name}");
+        assert_eq!(g.vertex_base, 0);
+        assert_eq!(g.arcs_in_file, 3);
+        assert_eq!(
+            g.graph,
+            EdgeListGraph {
+                num_vertices: 5,
+                u: vec![0, 4, 2],
+                v: vec![1, 0, 2],
+                weights: Some(WeightVec::I64(vec![7, -2, 9])),
+            },
+            "{name}"
+        );
+    }
+    // No edges, no weights.
+    let p = write_file(&dir, "empty.gmst", &gmst_bytes(0, 3, &[], &[], &[]));
+    assert_eq!(
+        read(&p).graph,
+        EdgeListGraph {
+            num_vertices: 3,
+            u: vec![],
+            v: vec![],
+            weights: None
+        }
+    );
+}
+
+#[test]
+fn gmst_errors() {
+    let dir = scratch();
+    let w32 = |w: &[u32]| -> Vec<u8> { w.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let ok = gmst_bytes(2, 3, &[0, 1], &[1, 2], &w32(&[5, 6]));
+    let mut extra = ok.clone();
+    extra.push(0);
+    let mut version = ok.clone();
+    version[8] = 2;
+    let nan: Vec<u8> = [1.0f64, f64::NAN]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (
+            b"GPUMST".to_vec(),
+            "does not start with the 8 bytes GPUMSTEL",
+        ),
+        (
+            b"%%MatrixMarket matrix coordinate".to_vec(),
+            "not a .gmst file",
+        ),
+        (ok[..20].to_vec(), "too few for the 32-byte .gmst header"),
+        (version, "format version 2; this library reads version 1"),
+        (
+            gmst_bytes(7, 3, &[0], &[1], &[]),
+            "weight type 7 is not one of 0 (none) to 6",
+        ),
+        (
+            gmst_bytes(0, (1 << 32) + 1, &[0], &[1], &[]),
+            "at most 2^32",
+        ),
+        (
+            ok[..ok.len() - 4].to_vec(),
+            "the file ends after 1 of the 2 weights",
+        ),
+        (
+            ok[..36].to_vec(),
+            "the file ends after 1 of the 2 values of u",
+        ),
+        (extra, "the file goes on after its last array"),
+        (
+            gmst_bytes(2, 3, &[0, 3], &[1, 2], &w32(&[5, 6])),
+            "edge 1 (3 - 2): vertex 3 is out of range 0..3",
+        ),
+        (
+            gmst_bytes(0, 2, &[0, 1, 1], &[1, 0, 9], &[]),
+            "edge 2 (1 - 9): vertex 9",
+        ),
+        (
+            gmst_bytes(6, 3, &[0, 1], &[1, 2], &nan),
+            "edge 1 has a NaN weight",
+        ),
+    ];
+    for (i, (bytes, needle)) in cases.iter().enumerate() {
+        for (name, content) in [
+            (format!("e{i}.gmst"), bytes.clone()),
+            (format!("e{i}.gmst.xz"), xz(bytes)),
+        ] {
+            let p = write_file(&dir, &name, &content);
+            let m = error_at(&p, None);
+            // Plain files are checked against the header's size before any array is read.
+            let needle = match (name.ends_with(".xz"), i) {
+                (false, 6..=8) => "which take 56 bytes, but the file has",
+                _ => needle,
+            };
+            assert!(m.contains(needle), "{name}: expected '{needle}' in: {m}");
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Writing
 
@@ -850,6 +988,37 @@ fn round_trips_keep_edges_ids_and_weights() {
     let p = dir.join("b.gr");
     write_graph(&p, Format::Auto, &bare).unwrap();
     assert_eq!(read(&p).graph.weights, Some(WeightVec::U32(vec![1; 7])));
+    // `.gmst` keeps every weight type, and no weights, exactly.
+    let weight_types = [
+        Some(WeightVec::I32(vec![-1, 2, i32::MIN, i32::MAX, 0, 5, 6])),
+        Some(WeightVec::U32(vec![7, 3, 7, 2, 0, 4_000_000_000, 5])),
+        Some(WeightVec::I64(vec![-1, 2, i64::MIN, i64::MAX, 0, 5, 6])),
+        Some(WeightVec::U64(vec![u64::MAX, 1, 2, 3, 4, 5, 6])),
+        Some(WeightVec::F32(vec![
+            0.1,
+            -0.0,
+            f32::INFINITY,
+            1e-30,
+            7.0,
+            8.0,
+            f32::MAX,
+        ])),
+        reals.weights.clone(),
+        None,
+    ];
+    for weights in weight_types {
+        let g = EdgeListGraph {
+            weights,
+            ..sample_graph()
+        };
+        for name in all_names("w.gmst") {
+            let p = dir.join(&name);
+            write_graph(&p, Format::Auto, &g).unwrap();
+            let back = read(&p);
+            assert_eq!(back.graph, g, "{name}");
+            assert_eq!(back.arcs_in_file, 7, "{name}");
+        }
+    }
     // An explicit format overrides the name.
     let p = dir.join("explicit.dat");
     write_graph(&p, Format::Dimacs, &g).unwrap();

@@ -129,7 +129,9 @@ fn parse_format(s: &str) -> Result<Format, String> {
     Format::ALL
         .into_iter()
         .find(|f| f.name() == s)
-        .ok_or_else(|| format!("unknown format '{s}': expected auto, dimacs, mtx, edgelist or egr"))
+        .ok_or_else(|| {
+            format!("unknown format '{s}': expected auto, dimacs, mtx, edgelist, egr or gmst")
+        })
 }
 
 fn parse_tier(s: &str) -> Result<Tier, String> {
@@ -262,7 +264,7 @@ fn load(path: &Path, format: Format) -> gpumst::Result<LoadedGraph> {
 
 #[derive(clap::Args)]
 struct MsfRun {
-    /// Graph file: DIMACS .gr, Matrix Market .mtx, edge list, ECL .egr (each may be .gz or .xz).
+    /// Graph file: DIMACS .gr, Matrix Market .mtx, edge list, ECL .egr, gpumst .gmst (each may be .gz or .xz).
     file: PathBuf,
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
@@ -382,6 +384,7 @@ fn msf(run: &MsfRun) -> gpumst::Result<()> {
             "forest_edges": forest.edges.len(),
             "components": forest.num_components,
             "total_weight": total_weight_json(&forest.total_weight),
+            "file_bytes": std::fs::metadata(&run.file).map(|m| m.len()).ok(),
             "input_bytes": input_bytes(graph),
             "compute_peak_bytes": peak_bytes,
             "device_peak_bytes": device.map(|d| d.peak_device_bytes),

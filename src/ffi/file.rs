@@ -13,8 +13,8 @@ use crate::{Error, Result};
 
 /// Graph file format for gpumst_graph_file_read.
 pub type gpumst_file_format = i32;
-/// From the file name: .gr DIMACS, .mtx Matrix Market, .egr ECL binary, anything else
-/// an edge list (a trailing .gz or .xz is looked through).
+/// From the file name: .gr DIMACS, .mtx Matrix Market, .egr ECL binary, .gmst gpumst
+/// binary, anything else an edge list (a trailing .gz or .xz is looked through).
 pub const GPUMST_FORMAT_AUTO: gpumst_file_format = 0;
 /// 9th DIMACS challenge shortest-path format (`p sp N M`, `a U V W`), 1-based ids.
 pub const GPUMST_FORMAT_DIMACS: gpumst_file_format = 1;
@@ -24,6 +24,9 @@ pub const GPUMST_FORMAT_MTX: gpumst_file_format = 2;
 pub const GPUMST_FORMAT_EDGELIST: gpumst_file_format = 3;
 /// ECL's binary CSR (int32 n, m, offsets[n+1], targets[m], optional weights[m]).
 pub const GPUMST_FORMAT_EGR: gpumst_file_format = 4;
+/// gpumst's binary edge list (header, u32 u[m] and v[m], optional weights[m] of any of
+/// the six types): read at the speed of a copy.
+pub const GPUMST_FORMAT_GMST: gpumst_file_format = 5;
 
 /// A graph read from a file (opaque). Its arrays belong to the library and stay valid
 /// until gpumst_graph_file_free.
@@ -38,9 +41,10 @@ fn format_from_c(format: gpumst_file_format) -> Result<Format> {
         GPUMST_FORMAT_MTX => Format::MatrixMarket,
         GPUMST_FORMAT_EDGELIST => Format::EdgeList,
         GPUMST_FORMAT_EGR => Format::Egr,
+        GPUMST_FORMAT_GMST => Format::Gmst,
         other => {
             return Err(Error::invalid_argument(format!(
-                "format {other} is not a gpumst_file_format (0..=4)"
+                "format {other} is not a gpumst_file_format (0..=5)"
             )))
         }
     })
@@ -53,6 +57,7 @@ fn format_to_c(format: Format) -> gpumst_file_format {
         Format::MatrixMarket => GPUMST_FORMAT_MTX,
         Format::EdgeList => GPUMST_FORMAT_EDGELIST,
         Format::Egr => GPUMST_FORMAT_EGR,
+        Format::Gmst => GPUMST_FORMAT_GMST,
     }
 }
 

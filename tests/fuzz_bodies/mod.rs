@@ -184,7 +184,7 @@ pub fn read_graph(data: &[u8]) {
     let Some((&head, payload)) = data.split_first() else {
         return;
     };
-    let format = Format::ALL[(head & 7) as usize % 5];
+    let format = Format::ALL[(head & 7) as usize % Format::ALL.len()];
     let ext = ["gr", "mtx", "txt", "egr"][((head >> 3) & 3) as usize];
     let (suffix, contents) = match head >> 5 {
         0 => ("", payload.to_vec()),
@@ -247,6 +247,16 @@ fn check_loaded(loaded: &LoadedGraph, format: Format) {
             m as u64 <= arcs && arcs <= 2 * m as u64,
             "{arcs} arcs in the file for {m} edges"
         ),
+    }
+    if format == Format::Gmst {
+        // Any weight type, exactly as written; still no NaN.
+        let nan = match &g.weights {
+            Some(WeightVec::F32(w)) => w.iter().any(|x| x.is_nan()),
+            Some(WeightVec::F64(w)) => w.iter().any(|x| x.is_nan()),
+            _ => false,
+        };
+        assert!(!nan, "NaN weights are rejected");
+        return;
     }
     match &g.weights {
         None => assert!(
@@ -316,6 +326,14 @@ fn round_trip(loaded: &LoadedGraph) {
     assert_eq!(b.u, g.u, "round trip: u");
     assert_eq!(b.v, g.v, "round trip: v");
     assert_eq!(plain(&b.weights), plain(&g.weights), "round trip: weights");
+    if loaded.format == Format::Gmst {
+        let path = TempFile(temp_path(".gmst"));
+        io::write_graph(&path.0, Format::Gmst, g)
+            .unwrap_or_else(|e| panic!("writing a .gmst graph that was read: {e}"));
+        let back = io::read_graph(&path.0, Format::Gmst, None)
+            .unwrap_or_else(|e| panic!("reading back a written .gmst graph: {e}"));
+        assert_eq!(&back.graph, g, "round trip through .gmst");
+    }
 }
 
 // ---- MSF reference ---------------------------------------------------------------------
@@ -2058,7 +2076,7 @@ unsafe fn c_graph_file(c: &mut Caller) {
             file = file.0
         )
     };
-    if null_out || null_path || !valid(format, 4) {
+    if null_out || null_path || !valid(format, Format::ALL.len() as i32 - 1) {
         assert_eq!(status, ffi::GPUMST_INVALID_ARGUMENT, "{}", what());
         unsafe { check_text(error, cap, None, "error") };
         return;

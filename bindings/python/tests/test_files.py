@@ -32,6 +32,8 @@ def test_every_format_and_compression():
         "unweighted.el": ("edgelist", None),
         "small.egr.gz": ("egr", np.int32),
         "unweighted.egr": ("egr", None),
+        "small.gmst": ("gmst", np.uint32),
+        "general.gmst.gz": ("gmst", np.float64),
     }
     for name, (fmt, dtype) in cases.items():
         g = gpumst.load_graph(TEST_DATA / name)

@@ -6,6 +6,7 @@
 //! | Matrix Market coordinate (`general` / `symmetric`; `integer` / `real` / `pattern`) | [`Format::MatrixMarket`] | `*.mtx` | 1-based | integers, reals or none |
 //! | plain edge list (`u v [w]` lines, `#` / `%` comments) | [`Format::EdgeList`] | anything else | 0-based | integers, reals or none |
 //! | ECL binary CSR (int32 `n`, `m`, `offsets[n+1]`, `targets[m]`, optional `weights[m]`) | [`Format::Egr`] | `*.egr` | 0-based | `i32` or none |
+//! | gpumst binary edge list (header, `u[m]`, `v[m]`, optional `weights[m]`; see `gmst.rs`) | [`Format::Gmst`] | `*.gmst` | 0-based | any of the six types, or none |
 //!
 //! Each may be compressed with gzip (`.gz`) or xz (`.xz`); compressed input is recognised
 //! by its magic bytes as well as by its name, and decoded as a stream.
@@ -23,8 +24,9 @@
 //! **Weight types.** Integer weights come back in the narrowest of `u32` (all in
 //! `[0, 2^32)`), `i64` and `u64`; real literals (`real` Matrix Market files, or any
 //! non-integer token such as `1.5`, `1e3` or `inf` in an edge list) make the whole file
-//! `f64`. NaN is rejected. `.egr` weights stay `i32`. Matrix Market `pattern` files and
-//! edge lists without weights give `weights: None`.
+//! `f64`. NaN is rejected. `.egr` weights stay `i32`; `.gmst` weights keep the type they
+//! were written with. Matrix Market `pattern` files and edge lists without
+//! weights give `weights: None`.
 //!
 //! **Errors.** Malformed data gives [`Status::InvalidGraph`] with a message that starts
 //! with `FILE:LINE:` (for `.egr`, `FILE:` and the offending entry); a file that cannot be
@@ -44,9 +46,11 @@ mod csr_pairs;
 mod dimacs;
 mod edgelist;
 mod egr;
+mod gmst;
 mod input;
 mod mtx;
 mod output;
+mod words;
 
 use std::fmt;
 use std::path::Path;
@@ -62,25 +66,29 @@ use crate::{Error, Result, Status};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
     /// Chosen from the file name: `.gr` → DIMACS, `.mtx` → Matrix Market, `.egr` → ECL
-    /// binary, anything else → edge list (a trailing `.gz` / `.xz` is looked through).
+    /// binary, `.gmst` → gpumst binary, anything else → edge list (a trailing `.gz` /
+    /// `.xz` is looked through).
     Auto,
     Dimacs,
     MatrixMarket,
     EdgeList,
     Egr,
+    /// gpumst's binary edge list: the library's arrays as they are in memory.
+    Gmst,
 }
 
 impl Format {
     /// Every format, in the order of their command-line names.
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 6] = [
         Format::Auto,
         Format::Dimacs,
         Format::MatrixMarket,
         Format::EdgeList,
         Format::Egr,
+        Format::Gmst,
     ];
 
-    /// The command-line name: `auto`, `dimacs`, `mtx`, `edgelist` or `egr`.
+    /// The command-line name: `auto`, `dimacs`, `mtx`, `edgelist`, `egr` or `gmst`.
     pub fn name(self) -> &'static str {
         match self {
             Format::Auto => "auto",
@@ -88,6 +96,7 @@ impl Format {
             Format::MatrixMarket => "mtx",
             Format::EdgeList => "edgelist",
             Format::Egr => "egr",
+            Format::Gmst => "gmst",
         }
     }
 
@@ -102,6 +111,7 @@ impl Format {
             "gr" => Format::Dimacs,
             "mtx" => Format::MatrixMarket,
             "egr" => Format::Egr,
+            "gmst" => Format::Gmst,
             _ => Format::EdgeList,
         }
     }
@@ -139,8 +149,9 @@ impl FromStr for Format {
             "mtx" | "matrixmarket" | "mm" => Ok(Format::MatrixMarket),
             "edgelist" | "el" | "edges" | "txt" => Ok(Format::EdgeList),
             "egr" => Ok(Format::Egr),
+            "gmst" => Ok(Format::Gmst),
             _ => Err(Error::invalid_argument(format!(
-                "unknown graph format '{s}' (expected auto, dimacs, mtx, edgelist or egr)"
+                "unknown graph format '{s}' (expected auto, dimacs, mtx, edgelist, egr or gmst)"
             ))),
         }
     }
@@ -169,7 +180,8 @@ pub fn read_graph(
     progress: Option<&dyn Fn(u64, Option<u64>)>,
 ) -> Result<LoadedGraph> {
     let format = format.resolve(path);
-    let input = Input::open(path, format != Format::Egr, progress)?;
+    let binary = matches!(format, Format::Egr | Format::Gmst);
+    let input = Input::open(path, !binary, progress)?;
     let name = input.name.clone();
     // The shortest records are 4 bytes: an int32, or "1 2\n".
     let budget = input.reserve_budget(4);
@@ -180,6 +192,7 @@ pub fn read_graph(
     let parsed = input.with_stream(|stream, progress| {
         let parsed = match format {
             Format::Egr => egr::read(&name, stream, progress, budget, plain_size),
+            Format::Gmst => gmst::read(&name, stream, progress, budget, plain_size),
             text => {
                 let mut lines = LineReader::new(stream, progress);
                 match text {
@@ -245,6 +258,7 @@ pub fn write_graph(path: &Path, format: Format, graph: &EdgeListGraph) -> Result
     match format {
         Format::Dimacs => dimacs::check_writable(graph)?,
         Format::Egr => egr::check_writable(graph)?,
+        Format::Gmst => gmst::check_writable(graph)?,
         _ => {}
     }
     let mut out = Output::create(path)?;
@@ -252,6 +266,7 @@ pub fn write_graph(path: &Path, format: Format, graph: &EdgeListGraph) -> Result
         Format::Dimacs => dimacs::write(&mut out, graph)?,
         Format::MatrixMarket => mtx::write(&mut out, graph)?,
         Format::Egr => egr::write(&mut out, graph)?,
+        Format::Gmst => gmst::write(&mut out, graph)?,
         _ => edgelist::write(&mut out, graph)?,
     }
     out.finish()

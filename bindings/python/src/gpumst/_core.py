@@ -112,6 +112,7 @@ FORMATS = {
     "mtx": C.GPUMST_FORMAT_MTX,
     "edgelist": C.GPUMST_FORMAT_EDGELIST,
     "egr": C.GPUMST_FORMAT_EGR,
+    "gmst": C.GPUMST_FORMAT_GMST,
 }
 _FORMAT_NAMES = {v: k for k, v in FORMATS.items()}
 _DTYPE_OF_CODE = {code: dtype for dtype, code in DTYPES.items()}
@@ -554,9 +555,10 @@ class GraphFile:
 
 def load_graph(path: str | os.PathLike, format: str = "auto") -> GraphFile:
     """Reads a graph file with gpumst's readers, as ``gpumst msf`` does: DIMACS ``.gr``,
-    Matrix Market ``.mtx``, plain edge lists (``u v [w]`` lines), ECL ``.egr``, each
+    Matrix Market ``.mtx``, plain edge lists (``u v [w]`` lines), ECL ``.egr``, gpumst ``.gmst``, each
     optionally ``.gz`` or ``.xz`` compressed (recognised by name or magic bytes).
-    ``format``: "auto" (from the name), "dimacs", "mtx", "edgelist" or "egr".
+    ``format``: "auto" (from the name), "dimacs", "mtx", "edgelist", "egr" or
+    "gmst".
 
     Raises FileNotFoundError for a missing file, :class:`InvalidGraph` (a ValueError)
     naming the file and line for malformed contents."""
