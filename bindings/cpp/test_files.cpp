@@ -65,6 +65,10 @@ TEST(GraphFile, OtherFormats)
     const GraphFile egr(source_path("tests/data/small.egr"));
     EXPECT_EQ(egr.format(), FileFormat::Egr);
     EXPECT_EQ(egr.weight_type(), std::optional<DType>(DType::I32));
+    const GraphFile gmst(source_path("tests/data/general.gmst.gz"));
+    EXPECT_EQ(gmst.format(), FileFormat::Gmst);
+    EXPECT_EQ(gmst.vertex_base(), 0u);
+    EXPECT_EQ(gmst.weight_type(), std::optional<DType>(DType::F64)) << "the type it was written with";
     const GraphFile text(source_path("tests/data/small.txt"));
     EXPECT_EQ(text.format(), FileFormat::EdgeList);
     EXPECT_EQ(text.num_vertices(), 6u);

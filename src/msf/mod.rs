@@ -521,6 +521,8 @@ mod tests {
             (3000, 1500, 5),
             (40_000, 50_000, 6),
             (20_000, 400_000, 7),
+            // Its heavy part leaves over 8,192 edges for a last round (the Rest set).
+            (200_000, 800_000, 8),
         ] {
             let (u, v, w) = random_graph(n, m, seed);
             let graph = Graph::EdgeList {
