@@ -145,6 +145,25 @@ pub(crate) fn par_collect_ranges_n<T: Send>(
     concat(pieces, what)
 }
 
+/// The first index of `0..len` that `find` reports, or `None`: ranges of 64K indices are
+/// scanned in parallel, each by `find` (a plain sequential loop, returning the position
+/// within its range), and the earliest hit wins, as a sequential scan would report it.
+pub(crate) fn par_position_first(
+    len: usize,
+    find: impl Fn(std::ops::Range<usize>) -> Option<usize> + Sync,
+) -> Option<usize> {
+    const RANGE: usize = 1 << 16;
+    if len <= RANGE {
+        return find(0..len);
+    }
+    (0..len.div_ceil(RANGE))
+        .into_par_iter()
+        .find_map_first(|k| {
+            let start = k * RANGE;
+            find(start..len.min(start + RANGE)).map(|p| start + p)
+        })
+}
+
 /// The elements of `data` that satisfy `keep`, in order. Two parallel passes: one bit
 /// per element and a count per chunk, then each chunk writes its survivors straight to
 /// their place, so the only buffers are the result and the bits.

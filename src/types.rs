@@ -279,7 +279,13 @@ pub fn validate_offsets(offsets: &[u64], n: usize) -> crate::Result<()> {
             "offsets[0] = {first}, expected 0"
         )));
     }
-    if let Some(i) = offsets.windows(2).position(|w| w[1] < w[0]) {
+    // On all cores: for short segments the offsets are as large as the data.
+    let decreasing = crate::alloc::par_position_first(offsets.len() - 1, |r| {
+        offsets[r.start..r.end + 1]
+            .windows(2)
+            .position(|w| w[1] < w[0])
+    });
+    if let Some(i) = decreasing {
         return Err(Error::invalid_argument(format!(
             "offsets are not monotone: offsets[{}] = {} is less than offsets[{}] = {}",
             i + 1,
@@ -391,5 +397,25 @@ mod tests {
         let e = validate_offsets(&[0, 4], 5).unwrap_err();
         assert!(e.message().contains("offsets[1] = 4"));
         assert!(validate_offsets(&[], 0).is_err());
+        // Long offsets are checked in parallel ranges: the first fault is still named,
+        // including one that straddles two ranges (index 65,536 against 65,535).
+        let n = 300_000u64;
+        let mut long: Vec<u64> = (0..=n).collect();
+        assert!(validate_offsets(&long, n as usize).is_ok());
+        long[250_000] = 0;
+        long[1 << 16] = 7;
+        let e = validate_offsets(&long, n as usize).unwrap_err();
+        assert!(
+            e.message().contains("offsets[65536] = 7"),
+            "{}",
+            e.message()
+        );
+        long[1 << 16] = 1 << 16;
+        let e = validate_offsets(&long, n as usize).unwrap_err();
+        assert!(
+            e.message().contains("offsets[250000] = 0"),
+            "{}",
+            e.message()
+        );
     }
 }

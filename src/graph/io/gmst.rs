@@ -17,14 +17,12 @@
 
 use std::io::{self, Read};
 
-use rayon::prelude::*;
-
 use super::input::{invalid, read_failure, Progress};
 use super::output::Output;
 use super::words::{fill, read_words, write_words, Word};
 use super::{unwritable, Parsed};
 use crate::graph::{EdgeListGraph, WeightVec};
-use crate::Result;
+use crate::{alloc, Result};
 
 const MAGIC: &[u8; 8] = b"GPUMSTEL";
 const VERSION: u32 = 1;
@@ -201,7 +199,7 @@ fn weights<T: Word>(
 /// named, as a sequential check would.
 fn check_edges(name: &str, n: u64, u: &[u32], v: &[u32], w: Option<&WeightVec>) -> Result<()> {
     let outside = |x: u32| x as u64 >= n;
-    if let Some(i) = first_where(u.len(), |r| {
+    if let Some(i) = alloc::par_position_first(u.len(), |r| {
         let (us, vs) = (&u[r.clone()], &v[r]);
         us.iter()
             .zip(vs)
@@ -217,29 +215,18 @@ fn check_edges(name: &str, n: u64, u: &[u32], v: &[u32], w: Option<&WeightVec>) 
         ));
     }
     let nan = match w {
-        Some(WeightVec::F32(w)) => first_where(w.len(), |r| w[r].iter().position(|x| x.is_nan())),
-        Some(WeightVec::F64(w)) => first_where(w.len(), |r| w[r].iter().position(|x| x.is_nan())),
+        Some(WeightVec::F32(w)) => {
+            alloc::par_position_first(w.len(), |r| w[r].iter().position(|x| x.is_nan()))
+        }
+        Some(WeightVec::F64(w)) => {
+            alloc::par_position_first(w.len(), |r| w[r].iter().position(|x| x.is_nan()))
+        }
         _ => None,
     };
     if let Some(i) = nan {
         return Err(invalid(name, format!("edge {i} has a NaN weight")));
     }
     Ok(())
-}
-
-/// The first index of `0..len` that `find` reports, scanning ranges of 64K in parallel
-/// (each by a plain sequential loop; `find` gives the position within its range).
-fn first_where(
-    len: usize,
-    find: impl Fn(std::ops::Range<usize>) -> Option<usize> + Sync,
-) -> Option<usize> {
-    const RANGE: usize = 1 << 16;
-    (0..len.div_ceil(RANGE))
-        .into_par_iter()
-        .find_map_first(|k| {
-            let start = k * RANGE;
-            find(start..len.min(start + RANGE)).map(|p| start + p)
-        })
 }
 
 pub(super) fn check_writable(graph: &EdgeListGraph) -> Result<()> {
