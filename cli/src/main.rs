@@ -327,6 +327,7 @@ fn msf(run: &MsfRun) -> gpumst::Result<()> {
     let t = Instant::now();
     let loaded = load(&run.file, run.format)?;
     let load_ms = t.elapsed().as_secs_f64() * 1e3;
+    let load_phases = take_phases();
     let graph = &loaded.graph;
     let options = MsfOptions {
         algorithm: run.algorithm,
@@ -336,7 +337,6 @@ fn msf(run: &MsfRun) -> gpumst::Result<()> {
     };
     let baseline = HEAP_IN_USE.load(Ordering::Relaxed);
     HEAP_PEAK.store(baseline, Ordering::Relaxed);
-    take_phases();
     let t = Instant::now();
     let forest = ctx.msf(&graph.view(), &options)?;
     let mut runs = vec![(
@@ -395,6 +395,9 @@ fn msf(run: &MsfRun) -> gpumst::Result<()> {
         let mut object = object;
         if let Some(phases) = phases {
             object["phases_ms"] = phases;
+        }
+        if let Some(phases) = load_phases {
+            object["load_phases_ms"] = phases;
         }
         println!(
             "{}",

@@ -28,7 +28,10 @@ pub(crate) struct WeightAcc {
     store: Store,
     allow_real: bool,
     saw_real: bool,
-    has_negative: bool,
+    /// The first negative integer and its line.
+    first_negative: Option<(u64, i128)>,
+    /// The first integer above `i64::MAX` and its line.
+    first_above_i64: Option<(u64, i128)>,
     /// An integer no integer type could hold together with the others, tolerated while
     /// the file may still turn out to be real-valued.
     pending_int_error: Option<LineError>,
@@ -46,7 +49,8 @@ impl WeightAcc {
             store: Store::None,
             allow_real: false,
             saw_real: false,
-            has_negative: false,
+            first_negative: None,
+            first_above_i64: None,
             pending_int_error: None,
             memory_error: None,
         }
@@ -107,20 +111,44 @@ impl WeightAcc {
         match &mut self.store {
             Store::U32(w) if (0..=u32::MAX as i128).contains(&v) => w.push(v as u32),
             Store::I64(w) if (i64::MIN as i128..=i64::MAX as i128).contains(&v) => {
-                self.has_negative |= v < 0;
                 w.push(v as i64);
+                if v < 0 && self.first_negative.is_none() {
+                    self.first_negative = Some((line, v));
+                }
             }
-            Store::U64(w) if (0..=u64::MAX as i128).contains(&v) => w.push(v as u64),
-            Store::F64(w) => w.push(v as f64),
+            Store::U64(w) if (0..=u64::MAX as i128).contains(&v) => {
+                w.push(v as u64);
+                if v > i64::MAX as i128 && self.first_above_i64.is_none() {
+                    self.first_above_i64 = Some((line, v));
+                }
+            }
+            Store::F64(w) => {
+                w.push(v as f64);
+                self.note_int(line, v);
+            }
             _ => return self.push_int_slow(line, v),
         }
         Ok(())
+    }
+
+    /// Notes `v` if it is the first negative integer or the first above `i64::MAX`.
+    #[inline]
+    fn note_int(&mut self, line: u64, v: i128) {
+        let fits_i64 = (i64::MIN as i128..=i64::MAX as i128).contains(&v);
+        let fits_u64 = (0..=u64::MAX as i128).contains(&v);
+        if fits_i64 && v < 0 && self.first_negative.is_none() {
+            self.first_negative = Some((line, v));
+        }
+        if fits_u64 && !fits_i64 && self.first_above_i64.is_none() {
+            self.first_above_i64 = Some((line, v));
+        }
     }
 
     #[cold]
     fn push_int_slow(&mut self, line: u64, v: i128) -> Result<(), LineError> {
         let fits_i64 = (i64::MIN as i128..=i64::MAX as i128).contains(&v);
         let fits_u64 = (0..=u64::MAX as i128).contains(&v);
+        self.note_int(line, v);
         match &mut self.store {
             Store::None => {
                 return Err((line, "internal: weight pushed to a weightless list".into()))
@@ -128,7 +156,6 @@ impl WeightAcc {
             Store::U32(w) if fits_i64 => {
                 let w = std::mem::take(w);
                 if let Some(mut wide) = self.widened(&w, |x| x as i64) {
-                    self.has_negative |= v < 0;
                     wide.push(v as i64);
                     self.store = Store::I64(wide);
                 }
@@ -140,7 +167,7 @@ impl WeightAcc {
                     self.store = Store::U64(wide);
                 }
             }
-            Store::I64(w) if fits_u64 && !self.has_negative => {
+            Store::I64(w) if fits_u64 && self.first_negative.is_none() => {
                 let w = std::mem::take(w);
                 if let Some(wide) = self.widened(&w, |x| x as u64) {
                     self.store = Store::U64(wide);
@@ -149,16 +176,82 @@ impl WeightAcc {
             }
             _ => {
                 let message = if fits_i64 || fits_u64 {
-                    format!(
-                        "weight {v} does not fit one integer type with the earlier weights \
-                         (i64 cannot hold values above 2^63-1, u64 cannot hold negative ones)"
-                    )
+                    mixed_signs_message(v)
                 } else {
                     format!("weight {v} is outside the 64-bit integer range")
                 };
                 return self.int_conflict(line, message, v as f64);
             }
         }
+        Ok(())
+    }
+
+    /// The first weight of `later` (read after every weight of `self`, its lines
+    /// numbered `offset` before the file's) that no integer type holds together with
+    /// the weights of `self`: a negative one after one above `i64::MAX`, or the reverse.
+    fn first_conflict(&self, later: &WeightAcc, offset: u64) -> Option<(u64, i128)> {
+        let mut first = None;
+        if self.first_negative.is_some() {
+            first = earlier(first, later.first_above_i64);
+        }
+        if self.first_above_i64.is_some() {
+            first = earlier(first, later.first_negative);
+        }
+        first.map(|(line, v)| (line + offset, v))
+    }
+
+    /// The error a sequential reading would have stopped at when `later` follows `self`,
+    /// for formats whose weights cannot turn real (those that can keep such a conflict
+    /// pending, see [`Self::append`]).
+    pub(crate) fn hard_conflict(&self, later: &WeightAcc, offset: u64) -> Option<LineError> {
+        if self.allow_real {
+            return None;
+        }
+        self.first_conflict(later, offset)
+            .map(|(line, v)| (line, mixed_signs_message(v)))
+    }
+
+    /// Appends the weights of `later`, read after those of `self` and numbered `offset`
+    /// lines before the file's lines, as if they had been pushed one by one: the store
+    /// becomes the narrowest type for both, and a conflict between them is kept pending
+    /// as [`Self::push_int`] would (check [`Self::hard_conflict`] first).
+    pub(crate) fn append(&mut self, mut later: WeightAcc, offset: u64) -> crate::Result<()> {
+        if let Some(e) = self.memory_error.take().or(later.memory_error.take()) {
+            return Err(e);
+        }
+        let conflict = self.first_conflict(&later, offset);
+        let shift = |o: Option<(u64, i128)>| o.map(|(line, v)| (line + offset, v));
+        let pending = [
+            self.pending_int_error.take(),
+            conflict.map(|(line, v)| (line, mixed_signs_message(v))),
+            later.pending_int_error.map(|(line, m)| (line + offset, m)),
+        ];
+        self.pending_int_error = pending.into_iter().flatten().min_by_key(|e| e.0);
+        self.first_negative = self.first_negative.or(shift(later.first_negative));
+        self.first_above_i64 = self.first_above_i64.or(shift(later.first_above_i64));
+        self.saw_real |= later.saw_real;
+        if later.store.len() == 0 {
+            // A piece without weights (say, of comments) widens nothing.
+            return Ok(());
+        }
+        let kind = if conflict.is_some() {
+            Kind::F64
+        } else {
+            self.store.kind().max(later.store.kind())
+        };
+        if (self.store.kind() == Kind::None) != (later.store.kind() == Kind::None) {
+            return Err(Error::internal("weighted and weightless arcs joined"));
+        }
+        let store = std::mem::replace(&mut self.store, Store::None);
+        let mut store = store.converted(kind)?;
+        match &mut store {
+            Store::None => {}
+            Store::U32(w) => extend_from_store(w, &later.store)?,
+            Store::I64(w) => extend_from_store(w, &later.store)?,
+            Store::U64(w) => extend_from_store(w, &later.store)?,
+            Store::F64(w) => extend_from_store(w, &later.store)?,
+        }
+        self.store = store;
         Ok(())
     }
 
@@ -245,6 +338,106 @@ impl WeightAcc {
     }
 }
 
+fn mixed_signs_message(v: i128) -> String {
+    format!(
+        "weight {v} does not fit one integer type with the earlier weights \
+         (i64 cannot hold values above 2^63-1, u64 cannot hold negative ones)"
+    )
+}
+
+/// The one of two noted values on the earlier line.
+fn earlier(a: Option<(u64, i128)>, b: Option<(u64, i128)>) -> Option<(u64, i128)> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(if y.0 < x.0 { y } else { x }),
+        (x, y) => x.or(y),
+    }
+}
+
+/// The type of a store, narrowest first; a later kind holds every value of an
+/// earlier one, except that `U64` holds no negative `I64` value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    None,
+    U32,
+    I64,
+    U64,
+    F64,
+}
+
+impl Store {
+    fn kind(&self) -> Kind {
+        match self {
+            Store::None => Kind::None,
+            Store::U32(_) => Kind::U32,
+            Store::I64(_) => Kind::I64,
+            Store::U64(_) => Kind::U64,
+            Store::F64(_) => Kind::F64,
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Store::None => 0,
+            Store::U32(w) => w.len(),
+            Store::I64(w) => w.len(),
+            Store::U64(w) => w.len(),
+            Store::F64(w) => w.len(),
+        }
+    }
+
+    /// The store as `kind` (not narrower than its own), values converted with `as`.
+    fn converted(self, kind: Kind) -> crate::Result<Store> {
+        if self.kind() == kind {
+            return Ok(self);
+        }
+        fn to<T: FromStored>(from: &Store) -> crate::Result<Vec<T>> {
+            let mut w = alloc::with_capacity(from.len(), WEIGHTS)?;
+            extend_from_store(&mut w, from)?;
+            Ok(w)
+        }
+        Ok(match kind {
+            Kind::None => Store::None,
+            Kind::U32 => Store::U32(to(&self)?),
+            Kind::I64 => Store::I64(to(&self)?),
+            Kind::U64 => Store::U64(to(&self)?),
+            Kind::F64 => Store::F64(to(&self)?),
+        })
+    }
+}
+
+/// A weight type a store's values convert to with `as`.
+trait FromStored: Copy {
+    fn from_u32(x: u32) -> Self;
+    fn from_i64(x: i64) -> Self;
+    fn from_u64(x: u64) -> Self;
+    fn from_f64(x: f64) -> Self;
+}
+
+macro_rules! from_stored {
+    ($($t:ty),*) => {$(
+        impl FromStored for $t {
+            fn from_u32(x: u32) -> Self { x as $t }
+            fn from_i64(x: i64) -> Self { x as $t }
+            fn from_u64(x: u64) -> Self { x as $t }
+            fn from_f64(x: f64) -> Self { x as $t }
+        }
+    )*};
+}
+from_stored!(u32, i64, u64, f64);
+
+/// Appends the values of `from` to `w`, converted with `as`.
+fn extend_from_store<T: FromStored>(w: &mut Vec<T>, from: &Store) -> crate::Result<()> {
+    alloc::reserve(w, from.len(), WEIGHTS)?;
+    match from {
+        Store::None => {}
+        Store::U32(x) => w.extend(x.iter().map(|&x| T::from_u32(x))),
+        Store::I64(x) => w.extend(x.iter().map(|&x| T::from_i64(x))),
+        Store::U64(x) => w.extend(x.iter().map(|&x| T::from_u64(x))),
+        Store::F64(x) => w.extend(x.iter().map(|&x| T::from_f64(x))),
+    }
+    Ok(())
+}
+
 /// Arcs (or edges) in file order, with the lines they came from.
 pub(crate) struct ArcList {
     pub src: Vec<u32>,
@@ -291,6 +484,17 @@ impl ArcList {
         })
     }
 
+    /// A list without arcs or weights that allocates nothing.
+    pub(crate) fn empty() -> Self {
+        ArcList {
+            src: Vec::new(),
+            dst: Vec::new(),
+            weights: WeightAcc::none(),
+            marks: Vec::new(),
+            next_line: 0,
+        }
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.src.len()
     }
@@ -312,9 +516,44 @@ impl ArcList {
         self.weights.reserve_next()
     }
 
+    /// The line (or entry index) arc `arc` came from.
+    pub(crate) fn line_of(&self, arc: usize) -> u64 {
+        line_of(&self.marks, arc)
+    }
+
+    /// Whether the weights cannot follow those of `self` (see [`WeightAcc::hard_conflict`]).
+    pub(crate) fn hard_conflict(&self, later: &ArcList, offset: u64) -> Option<LineError> {
+        self.weights.hard_conflict(&later.weights, offset)
+    }
+
+    /// Appends the arcs of `later`, read after those of `self`, whose lines are numbered
+    /// `offset` before the file's lines.
+    pub(crate) fn append(&mut self, later: ArcList, offset: u64) -> crate::Result<()> {
+        let first_arc = self.src.len() as u64;
+        alloc::reserve(&mut self.src, later.len(), ARCS)?;
+        alloc::reserve(&mut self.dst, later.len(), ARCS)?;
+        alloc::reserve(&mut self.marks, later.marks.len(), "the line numbers read")?;
+        self.src.extend_from_slice(&later.src);
+        self.dst.extend_from_slice(&later.dst);
+        self.marks.extend(
+            later
+                .marks
+                .iter()
+                .map(|&(arc, line)| (arc + first_arc, line + offset)),
+        );
+        if later.len() > 0 {
+            self.next_line = later.next_line + offset;
+        }
+        self.weights.append(later.weights, offset)
+    }
+
     /// The edges: every arc as its own edge, or (with `paired`) arcs matched with their
     /// reverse arcs, see [`pair_arcs`].
     pub(crate) fn into_edges(self, paired: bool) -> Result<Edges, ArcError> {
+        crate::profile::span("load.edges", || self.edges(paired))
+    }
+
+    fn edges(self, paired: bool) -> Result<Edges, ArcError> {
         let ArcList {
             src,
             dst,

@@ -51,6 +51,18 @@ pub(crate) struct Progress<'p> {
 const STEP: u64 = 4 << 20;
 
 impl Progress<'_> {
+    /// A reporter that reports nothing.
+    #[cfg(test)]
+    pub(crate) fn none() -> Self {
+        Progress {
+            callback: None,
+            consumed: Arc::new(AtomicU64::new(0)),
+            total: None,
+            next: 0,
+            last: None,
+        }
+    }
+
     pub(crate) fn tick(&mut self) {
         if let Some(cb) = self.callback {
             let now = self.consumed.load(Ordering::Relaxed);
@@ -317,7 +329,7 @@ pub(crate) fn read_failure(e: &io::Error) -> String {
 pub(crate) type LineError = (u64, String);
 
 /// The longest line the readers accept.
-const MAX_LINE: usize = 64 << 20;
+pub(crate) const MAX_LINE: usize = 64 << 20;
 
 /// Splits a byte stream into lines (without `\n` or a trailing `\r`), numbered from 1.
 pub(crate) struct LineReader<'a, 'p> {
@@ -380,6 +392,26 @@ impl<'a, 'p> LineReader<'a, 'p> {
         }
     }
 
+    /// The number of lines handed out so far.
+    pub(crate) fn lines_read(&self) -> u64 {
+        self.line
+    }
+
+    /// Gives up the reader: the stream, the progress reporter, the bytes read but not yet
+    /// handed out as lines, the number of lines handed out, and whether the stream ended.
+    pub(crate) fn into_parts(self) -> LineReaderParts<'a, 'p> {
+        let mut rest = self.buf;
+        rest.copy_within(self.start..self.end, 0);
+        rest.truncate(self.end - self.start);
+        LineReaderParts {
+            src: self.src,
+            progress: self.progress,
+            rest,
+            lines: self.line,
+            eof: self.eof,
+        }
+    }
+
     fn refill(&mut self) -> std::result::Result<(), LineError> {
         if self.start > 0 {
             self.buf.copy_within(self.start..self.end, 0);
@@ -413,6 +445,15 @@ impl<'a, 'p> LineReader<'a, 'p> {
         self.progress.tick();
         Ok(())
     }
+}
+
+/// What [`LineReader::into_parts`] returns.
+pub(crate) struct LineReaderParts<'a, 'p> {
+    pub src: &'a mut dyn Read,
+    pub progress: &'a mut Progress<'p>,
+    pub rest: Vec<u8>,
+    pub lines: u64,
+    pub eof: bool,
 }
 
 /// Whitespace-separated tokens of a line.

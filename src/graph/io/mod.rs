@@ -9,7 +9,10 @@
 //! | gpumst binary edge list (header, `u[m]`, `v[m]`, optional `weights[m]`; see `gmst.rs`) | [`Format::Gmst`] | `*.gmst` | 0-based | any of the six types, or none |
 //!
 //! Each may be compressed with gzip (`.gz`) or xz (`.xz`); compressed input is recognised
-//! by its magic bytes as well as by its name, and decoded as a stream.
+//! by its magic bytes as well as by its name, and decoded as a stream (on a helper
+//! thread). Text formats are parsed on all cores of the calling thread's rayon pool:
+//! after the header, blocks of lines are cut into pieces parsed at once (see
+//! `text_body.rs`); the graph, and the first error, are those of a sequential reading.
 //!
 //! **Edges and their ids.** An undirected edge is numbered by its first appearance in the
 //! file. Edge lists and `symmetric` Matrix Market files list every edge once: each line
@@ -50,6 +53,7 @@ mod gmst;
 mod input;
 mod mtx;
 mod output;
+mod text_body;
 mod words;
 
 use std::fmt;
@@ -59,6 +63,7 @@ use std::str::FromStr;
 use self::arcs::ArcError;
 use self::input::{invalid_at, strip_compression_suffix, Compression, Input, LineReader};
 use self::output::{put_u64, put_weight, Output};
+use self::text_body::Split;
 use super::{EdgeListGraph, WeightVec};
 use crate::{Error, Result, Status};
 
@@ -194,11 +199,12 @@ pub fn read_graph(
             Format::Egr => egr::read(&name, stream, progress, budget, plain_size),
             Format::Gmst => gmst::read(&name, stream, progress, budget, plain_size),
             text => {
-                let mut lines = LineReader::new(stream, progress);
+                let lines = LineReader::new(stream, progress);
+                let split = Split::DEFAULT;
                 match text {
-                    Format::Dimacs => dimacs::read(&name, &mut lines, budget),
-                    Format::MatrixMarket => mtx::read(&name, &mut lines, budget),
-                    _ => edgelist::read(&name, &mut lines, budget),
+                    Format::Dimacs => dimacs::read(&name, lines, budget, split),
+                    Format::MatrixMarket => mtx::read(&name, lines, budget, split),
+                    _ => edgelist::read(&name, lines, budget, split),
                 }
             }
         };

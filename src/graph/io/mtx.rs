@@ -3,11 +3,12 @@
 //! `symmetric`: every entry is one undirected edge. `general`: both triangles are listed,
 //! so entries are paired into edges like DIMACS arcs.
 
-use super::arcs::{ArcList, WeightAcc};
+use super::arcs::{ArcList, LineError, WeightAcc};
 use super::input::{
     fast_uints, first_byte, invalid_at, parse_number, parse_u64, show, LineReader, Number, Tokens,
 };
 use super::output::{put_u64, put_weight, Output};
+use super::text_body::{parse_body, LineFailure, Split, TextBody};
 use super::{arc_error, next_line, Parsed};
 use crate::graph::{EdgeListGraph, WeightVec};
 use crate::Result;
@@ -23,6 +24,7 @@ struct Size {
     n: u64,
     entries: u64,
     line: u64,
+    field: Field,
 }
 
 const BANNER: &str = "%%MatrixMarket matrix coordinate (real|integer|pattern) (general|symmetric)";
@@ -114,8 +116,13 @@ fn parse_banner(name: &str, ln: u64, line: &[u8]) -> Result<(Field, bool)> {
     Ok((field, symmetric))
 }
 
-pub(super) fn read(name: &str, lines: &mut LineReader<'_, '_>, budget: u64) -> Result<Parsed> {
-    let (field, symmetric) = match next_line(lines, name)? {
+pub(super) fn read(
+    name: &str,
+    mut lines: LineReader<'_, '_>,
+    budget: u64,
+    split: Split,
+) -> Result<Parsed> {
+    let (field, symmetric) = match next_line(&mut lines, name)? {
         Some((ln, line)) => parse_banner(name, ln, line)?,
         None => {
             return Err(invalid_at(
@@ -125,106 +132,149 @@ pub(super) fn read(name: &str, lines: &mut LineReader<'_, '_>, budget: u64) -> R
             ))
         }
     };
-    let mut size: Option<Size> = None;
-    let mut arcs = ArcList::new(0, WeightAcc::none())?;
-    let mut last_line = 1;
-    while let Some((ln, line)) = next_line(lines, name)? {
-        last_line = ln;
+    let size = loop {
+        let Some((ln, line)) = next_line(&mut lines, name)? else {
+            return Err(invalid_at(
+                name,
+                lines.lines_read(),
+                "the file ends without the size line 'rows cols entries'",
+            ));
+        };
         match first_byte(line) {
             None | Some(b'%') => continue,
+            Some(_) => break parse_size(name, ln, line, field)?,
+        }
+    };
+    let reserve = size.entries.min(budget) as usize;
+    let arcs = ArcList::new(reserve, size.new_weights(reserve)?)?;
+    let body = parse_body(name, lines, &size, arcs, (), split)?;
+    let count = body.arcs.len() as u64;
+    if count < size.entries {
+        return Err(invalid_at(
+            name,
+            body.last_line,
+            format!(
+                "the file ends after {count} entries but the header declares {}",
+                size.entries
+            ),
+        ));
+    }
+    let (u, v, weights) = body
+        .arcs
+        .into_edges(!symmetric)
+        .map_err(|e| arc_error(name, e, 1, "entry"))?;
+    Ok(Parsed {
+        graph: EdgeListGraph {
+            num_vertices: size.n as usize,
+            u,
+            v,
+            weights,
+        },
+        arcs_in_file: count,
+    })
+}
+
+/// The `rows cols entries` line.
+fn parse_size(name: &str, ln: u64, line: &[u8], field: Field) -> Result<Size> {
+    let mut t = Tokens::new(line);
+    let (Some(rs), Some(cs), Some(es), None) = (t.next(), t.next(), t.next(), t.next()) else {
+        return Err(invalid_at(
+            name,
+            ln,
+            format!(
+                "expected the size line 'rows cols entries', found {}",
+                show(line)
+            ),
+        ));
+    };
+    let (Some(rows), Some(cols), Some(entries)) = (parse_u64(rs), parse_u64(cs), parse_u64(es))
+    else {
+        return Err(invalid_at(
+            name,
+            ln,
+            format!(
+                "expected the size line 'rows cols entries' in integers, found {}",
+                show(line)
+            ),
+        ));
+    };
+    if rows != cols {
+        return Err(invalid_at(
+            name,
+            ln,
+            format!("the matrix is {rows} x {cols}; a graph's adjacency matrix must be square"),
+        ));
+    }
+    if rows > 1 << 32 {
+        return Err(invalid_at(
+            name,
+            ln,
+            format!("{rows} vertices do not fit 32-bit vertex ids (at most 2^32)"),
+        ));
+    }
+    Ok(Size {
+        n: rows,
+        entries,
+        line: ln,
+        field,
+    })
+}
+
+impl Size {
+    fn new_weights(&self, capacity: usize) -> Result<WeightAcc> {
+        match self.field {
+            Field::Pattern => Ok(WeightAcc::none()),
+            Field::Integer => WeightAcc::integers(capacity, false),
+            Field::Real => WeightAcc::reals(capacity),
+        }
+    }
+}
+
+/// The lines after the size line: comments and entries.
+impl TextBody for Size {
+    type Extra = ();
+
+    fn new_arcs(&self, capacity: usize) -> Result<ArcList> {
+        ArcList::new(capacity, self.new_weights(capacity)?)
+    }
+
+    #[inline]
+    fn parse_line(
+        &self,
+        arcs: &mut ArcList,
+        _: &mut (),
+        ln: u64,
+        line: &[u8],
+    ) -> std::result::Result<(), LineFailure> {
+        match first_byte(line) {
+            None | Some(b'%') => return Ok(()),
             Some(_) => {}
         }
-        let Some(s) = &size else {
-            let mut t = Tokens::new(line);
-            let (Some(rs), Some(cs), Some(es), None) = (t.next(), t.next(), t.next(), t.next())
-            else {
-                return Err(invalid_at(
-                    name,
-                    ln,
-                    format!(
-                        "expected the size line 'rows cols entries', found {}",
-                        show(line)
-                    ),
-                ));
-            };
-            let (Some(rows), Some(cols), Some(entries)) =
-                (parse_u64(rs), parse_u64(cs), parse_u64(es))
-            else {
-                return Err(invalid_at(
-                    name,
-                    ln,
-                    format!(
-                        "expected the size line 'rows cols entries' in integers, found {}",
-                        show(line)
-                    ),
-                ));
-            };
-            if rows != cols {
-                return Err(invalid_at(
-                    name,
-                    ln,
-                    format!(
-                        "the matrix is {rows} x {cols}; a graph's adjacency matrix must be square"
-                    ),
-                ));
-            }
-            if rows > 1 << 32 {
-                return Err(invalid_at(
-                    name,
-                    ln,
-                    format!("{rows} vertices do not fit 32-bit vertex ids (at most 2^32)"),
-                ));
-            }
-            let reserve = entries.min(budget) as usize;
-            let weights = match field {
-                Field::Pattern => WeightAcc::none(),
-                Field::Integer => WeightAcc::integers(reserve, false)?,
-                Field::Real => WeightAcc::reals(reserve)?,
-            };
-            arcs = ArcList::new(reserve, weights)?;
-            size = Some(Size {
-                n: rows,
-                entries,
-                line: ln,
-            });
-            continue;
-        };
+        let field = self.field;
         let mut f = [0u64; 3];
         let fields = if field == Field::Pattern { 2 } else { 3 };
         let fast = fast_uints(line, &mut f) == Some(fields);
         let (i, j, value) = if fast {
             (f[0], f[1], None)
         } else {
-            slow_entry(name, ln, line, field)?
+            slow_entry(ln, line, field)?
         };
-        if arcs.len() as u64 == s.entries {
-            return Err(invalid_at(
-                name,
-                ln,
-                format!(
-                    "more entries than the {} declared by the size line (line {})",
-                    s.entries, s.line
-                ),
-            ));
-        }
         for x in [i, j] {
-            if x == 0 || x > s.n {
-                return Err(invalid_at(
-                    name,
+            if x == 0 || x > self.n {
+                return Err(LineFailure::Line((
                     ln,
                     format!(
                         "index {x} is out of range 1..={} declared by the size line",
-                        s.n
+                        self.n
                     ),
-                ));
+                )));
             }
         }
         if fast && field != Field::Pattern {
             match field {
                 Field::Integer => arcs.weights.push_int(ln, f[2] as i128),
                 _ => arcs.weights.push_real(ln, f[2] as f64),
-            }
-            .map_err(|(l, m)| invalid_at(name, l, m))?;
+            }?;
         } else if let Some(vt) = value {
             match (field, parse_number(vt)) {
                 (Field::Integer, Number::Int(w)) => arcs.weights.push_int(ln, w),
@@ -253,50 +303,33 @@ pub(super) fn read(name: &str, lines: &mut LineReader<'_, '_>, budget: u64) -> R
                 (_, Number::Bad) => {
                     Err((ln, format!("expected a real value, found {}", show(line))))
                 }
-            }
-            .map_err(|(l, m)| invalid_at(name, l, m))?;
+            }?;
         }
         arcs.push(ln, (i - 1) as u32, (j - 1) as u32)?;
+        Ok(())
     }
-    let Some(s) = size else {
-        return Err(invalid_at(
-            name,
-            last_line,
-            "the file ends without the size line 'rows cols entries'",
-        ));
-    };
-    let count = arcs.len() as u64;
-    if count < s.entries {
-        return Err(invalid_at(
-            name,
-            last_line,
+
+    fn join(&self, _: &mut (), _: &mut ArcList, _: (), _: u64) -> Option<LineError> {
+        None
+    }
+
+    fn declared_arcs(&self) -> Option<(u64, String)> {
+        Some((
+            self.entries,
             format!(
-                "the file ends after {count} entries but the header declares {}",
-                s.entries
+                "more entries than the {} declared by the size line (line {})",
+                self.entries, self.line
             ),
-        ));
+        ))
     }
-    let (u, v, weights) = arcs
-        .into_edges(!symmetric)
-        .map_err(|e| arc_error(name, e, 1, "entry"))?;
-    Ok(Parsed {
-        graph: EdgeListGraph {
-            num_vertices: s.n as usize,
-            u,
-            v,
-            weights,
-        },
-        arcs_in_file: count,
-    })
 }
 
 /// An entry off the fast path: its indices and value token, or why it is not one.
-fn slow_entry<'l>(
-    name: &str,
+fn slow_entry(
     ln: u64,
-    line: &'l [u8],
+    line: &[u8],
     field: Field,
-) -> Result<(u64, u64, Option<&'l [u8]>)> {
+) -> std::result::Result<(u64, u64, Option<&[u8]>), LineError> {
     let expected = if field == Field::Pattern {
         "'i j'"
     } else {
@@ -304,23 +337,20 @@ fn slow_entry<'l>(
     };
     let mut t = Tokens::new(line);
     let (Some(is), Some(js)) = (t.next(), t.next()) else {
-        return Err(invalid_at(
-            name,
+        return Err((
             ln,
             format!("expected an entry {expected}, found {}", show(line)),
         ));
     };
     let value = t.next();
     if (value.is_some() != (field != Field::Pattern)) || t.next().is_some() {
-        return Err(invalid_at(
-            name,
+        return Err((
             ln,
             format!("expected an entry {expected}, found {}", show(line)),
         ));
     }
     let (Some(i), Some(j)) = (parse_u64(is), parse_u64(js)) else {
-        return Err(invalid_at(
-            name,
+        return Err((
             ln,
             format!(
                 "expected an entry {expected} with integer indices, found {}",
