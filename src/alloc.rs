@@ -254,6 +254,29 @@ fn concat<S: Send>(pieces: Vec<Vec<S>>, what: &str) -> Result<Vec<S>> {
     Ok(all)
 }
 
+/// Appends the elements of `parts`, in order, to `v`, each converted by `convert`: the
+/// parts are copied in parallel, each straight into its place.
+pub(crate) fn par_append<S: Sync, T: Send>(
+    v: &mut Vec<T>,
+    parts: &[&[S]],
+    convert: impl Fn(&S) -> T + Sync,
+    what: &str,
+) -> Result<()> {
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    reserve(v, total, what)?;
+    let targets = split_spare_capacity(v, parts.iter().map(|p| p.len()), what)?;
+    parts.par_iter().zip(targets).for_each(|(part, target)| {
+        for (slot, x) in target.iter_mut().zip(part.iter()) {
+            slot.write(convert(x));
+        }
+    });
+    let len = v.len() + total;
+    // SAFETY: the targets cover the first `total` slots of the spare capacity, and each
+    // was written with every element of its part (of exactly its length).
+    unsafe { v.set_len(len) };
+    Ok(())
+}
+
 /// The spare capacity of `v` cut into consecutive pieces of the given lengths (their
 /// sum at most the spare capacity).
 fn split_spare_capacity<'v, T>(

@@ -2,11 +2,12 @@
 //! the values seen, and the pairing of the two arcs of each undirected edge.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
 use crate::graph::WeightVec;
-use crate::{alloc, Error};
+use crate::{alloc, profile, Error};
 
 pub(crate) use super::input::LineError;
 
@@ -32,6 +33,9 @@ pub(crate) struct WeightAcc {
     first_negative: Option<(u64, i128)>,
     /// The first integer above `i64::MAX` and its line.
     first_above_i64: Option<(u64, i128)>,
+    /// Whether weights noted from different pieces conflict (see [`Self::note`]): the
+    /// store turns `f64` when they are appended.
+    conflicted: bool,
     /// An integer no integer type could hold together with the others, tolerated while
     /// the file may still turn out to be real-valued.
     pending_int_error: Option<LineError>,
@@ -51,6 +55,7 @@ impl WeightAcc {
             saw_real: false,
             first_negative: None,
             first_above_i64: None,
+            conflicted: false,
             pending_int_error: None,
             memory_error: None,
         }
@@ -200,59 +205,72 @@ impl WeightAcc {
         first.map(|(line, v)| (line + offset, v))
     }
 
-    /// The error a sequential reading would have stopped at when `later` follows `self`,
-    /// for formats whose weights cannot turn real (those that can keep such a conflict
-    /// pending, see [`Self::append`]).
-    pub(crate) fn hard_conflict(&self, later: &WeightAcc, offset: u64) -> Option<LineError> {
-        if self.allow_real {
-            return None;
+    /// Takes note of the weights of `later`, read after every weight noted so far, whose
+    /// lines are numbered `offset` before the file's: what they say of the file's type
+    /// (a conflict between them and the earlier weights is kept pending, as
+    /// [`Self::push_int`] would keep it), for [`Self::append_all`]. For formats whose
+    /// weights cannot turn real, such a conflict is the error a sequential reading would
+    /// have stopped at, and is returned instead.
+    pub(crate) fn note(&mut self, later: &WeightAcc, offset: u64) -> Option<LineError> {
+        let conflict = self.first_conflict(later, offset);
+        if let (Some((line, v)), false) = (conflict, self.allow_real) {
+            return Some((line, mixed_signs_message(v)));
         }
-        self.first_conflict(later, offset)
-            .map(|(line, v)| (line, mixed_signs_message(v)))
-    }
-
-    /// Appends the weights of `later`, read after those of `self` and numbered `offset`
-    /// lines before the file's lines, as if they had been pushed one by one: the store
-    /// becomes the narrowest type for both, and a conflict between them is kept pending
-    /// as [`Self::push_int`] would (check [`Self::hard_conflict`] first).
-    pub(crate) fn append(&mut self, mut later: WeightAcc, offset: u64) -> crate::Result<()> {
-        if let Some(e) = self.memory_error.take().or(later.memory_error.take()) {
-            return Err(e);
-        }
-        let conflict = self.first_conflict(&later, offset);
         let shift = |o: Option<(u64, i128)>| o.map(|(line, v)| (line + offset, v));
         let pending = [
             self.pending_int_error.take(),
             conflict.map(|(line, v)| (line, mixed_signs_message(v))),
-            later.pending_int_error.map(|(line, m)| (line + offset, m)),
+            later
+                .pending_int_error
+                .as_ref()
+                .map(|(line, m)| (line + offset, m.clone())),
         ];
         self.pending_int_error = pending.into_iter().flatten().min_by_key(|e| e.0);
         self.first_negative = self.first_negative.or(shift(later.first_negative));
         self.first_above_i64 = self.first_above_i64.or(shift(later.first_above_i64));
         self.saw_real |= later.saw_real;
-        if later.store.len() == 0 {
-            // A piece without weights (say, of comments) widens nothing.
-            return Ok(());
+        self.conflicted |= conflict.is_some();
+        None
+    }
+
+    /// Appends the weights of `later`, each noted first ([`Self::note`]), in order, as
+    /// if they had been pushed one by one: the store becomes the narrowest type for
+    /// all, and the values are copied in parallel.
+    pub(crate) fn append_all(&mut self, later: Vec<WeightAcc>) -> crate::Result<()> {
+        if let Some(e) = self.memory_error.take() {
+            return Err(e);
         }
-        let kind = if conflict.is_some() {
+        // Pieces without weights (say, of comments) widen nothing.
+        let mut parts = Vec::with_capacity(later.len());
+        for mut w in later {
+            if let Some(e) = w.memory_error.take() {
+                return Err(e);
+            }
+            if w.store.len() > 0 {
+                parts.push(w.store);
+            }
+        }
+        let kind = if self.conflicted {
             Kind::F64
         } else {
-            self.store.kind().max(later.store.kind())
+            parts
+                .iter()
+                .map(Store::kind)
+                .fold(self.store.kind(), Kind::max)
         };
-        if (self.store.kind() == Kind::None) != (later.store.kind() == Kind::None) {
+        if parts.is_empty() || kind == self.store.kind() && parts.iter().all(|p| p.kind() == kind) {
+            return append_stores(&mut self.store, parts);
+        }
+        if self.store.kind() == Kind::None || parts.iter().any(|p| p.kind() == Kind::None) {
             return Err(Error::internal("weighted and weightless arcs joined"));
         }
         let store = std::mem::replace(&mut self.store, Store::None);
-        let mut store = store.converted(kind)?;
-        match &mut store {
-            Store::None => {}
-            Store::U32(w) => extend_from_store(w, &later.store)?,
-            Store::I64(w) => extend_from_store(w, &later.store)?,
-            Store::U64(w) => extend_from_store(w, &later.store)?,
-            Store::F64(w) => extend_from_store(w, &later.store)?,
-        }
-        self.store = store;
-        Ok(())
+        self.store = store.converted(kind)?;
+        let parts = parts
+            .into_par_iter()
+            .map(|p| p.converted(kind))
+            .collect::<crate::Result<Vec<Store>>>()?;
+        append_stores(&mut self.store, parts)
     }
 
     /// Adds an integer literal too large for any 64-bit type (`approx` is its value).
@@ -438,6 +456,32 @@ fn extend_from_store<T: FromStored>(w: &mut Vec<T>, from: &Store) -> crate::Resu
     Ok(())
 }
 
+/// Appends the values of `parts`, all of the kind of `store`, to it in parallel.
+fn append_stores(store: &mut Store, parts: Vec<Store>) -> crate::Result<()> {
+    macro_rules! append {
+        ($w:ident, $variant:ident) => {{
+            let slices: Vec<&[_]> = parts
+                .iter()
+                .map(|p| match p {
+                    Store::$variant(x) => x.as_slice(),
+                    _ => &[],
+                })
+                .collect();
+            alloc::par_append($w, &slices, |&x| x, WEIGHTS)
+        }};
+    }
+    if parts.iter().any(|p| p.kind() != store.kind()) {
+        return Err(Error::internal("weights of another type appended"));
+    }
+    match store {
+        Store::None => Ok(()),
+        Store::U32(w) => append!(w, U32),
+        Store::I64(w) => append!(w, I64),
+        Store::U64(w) => append!(w, U64),
+        Store::F64(w) => append!(w, F64),
+    }
+}
+
 /// Arcs (or edges) in file order, with the lines they came from.
 pub(crate) struct ArcList {
     pub src: Vec<u32>,
@@ -521,30 +565,31 @@ impl ArcList {
         line_of(&self.marks, arc)
     }
 
-    /// Whether the weights cannot follow those of `self` (see [`WeightAcc::hard_conflict`]).
-    pub(crate) fn hard_conflict(&self, later: &ArcList, offset: u64) -> Option<LineError> {
-        self.weights.hard_conflict(&later.weights, offset)
-    }
-
-    /// Appends the arcs of `later`, read after those of `self`, whose lines are numbered
-    /// `offset` before the file's lines.
-    pub(crate) fn append(&mut self, later: ArcList, offset: u64) -> crate::Result<()> {
-        let first_arc = self.src.len() as u64;
-        alloc::reserve(&mut self.src, later.len(), ARCS)?;
-        alloc::reserve(&mut self.dst, later.len(), ARCS)?;
-        alloc::reserve(&mut self.marks, later.marks.len(), "the line numbers read")?;
-        self.src.extend_from_slice(&later.src);
-        self.dst.extend_from_slice(&later.dst);
-        self.marks.extend(
-            later
-                .marks
-                .iter()
-                .map(|&(arc, line)| (arc + first_arc, line + offset)),
-        );
-        if later.len() > 0 {
-            self.next_line = later.next_line + offset;
+    /// Appends the arcs of `later`, each with the offset of its line numbers to the
+    /// file's, read in this order after those of `self`, whose weights were noted
+    /// ([`WeightAcc::note`]). The arrays are copied in parallel.
+    pub(crate) fn append_all(&mut self, later: Vec<(ArcList, u64)>) -> crate::Result<()> {
+        let mut first_arc = self.src.len() as u64;
+        let marks: usize = later.iter().map(|(a, _)| a.marks.len()).sum();
+        alloc::reserve(&mut self.marks, marks, "the line numbers read")?;
+        for (arcs, offset) in &later {
+            self.marks.extend(
+                arcs.marks
+                    .iter()
+                    .map(|&(arc, line)| (arc + first_arc, line + offset)),
+            );
+            if arcs.len() > 0 {
+                self.next_line = arcs.next_line + offset;
+            }
+            first_arc += arcs.len() as u64;
         }
-        self.weights.append(later.weights, offset)
+        let src: Vec<&[u32]> = later.iter().map(|(a, _)| a.src.as_slice()).collect();
+        alloc::par_append(&mut self.src, &src, |&x| x, ARCS)?;
+        let dst: Vec<&[u32]> = later.iter().map(|(a, _)| a.dst.as_slice()).collect();
+        alloc::par_append(&mut self.dst, &dst, |&x| x, ARCS)?;
+        drop((src, dst));
+        self.weights
+            .append_all(later.into_iter().map(|(a, _)| a.weights).collect())
     }
 
     /// The edges: every arc as its own edge, or (with `paired`) arcs matched with their
@@ -649,18 +694,6 @@ impl PairKey for (u64, u64, u64) {
     }
 }
 
-/// An edge found by the pairing: `idx << 64 | u << 32 | v`, so that edges sort by the
-/// position of their first arc.
-type Opener = u128;
-
-#[inline]
-fn opener<K: PairKey>(k: &K) -> Opener {
-    let (lohi, _) = k.group();
-    let (lo, hi) = (lohi >> 32, lohi & 0xffff_ffff);
-    let (u, v) = if k.forward() { (lo, hi) } else { (hi, lo) };
-    (k.idx() as u128) << 64 | (u as u128) << 32 | v as u128
-}
-
 /// Matches every arc `u→v` (weight `w`) with an arc `v→u` of the same weight. Arcs are
 /// taken in file order; an arc pairs with the earliest still-unpaired reverse arc, so
 /// parallel edges pair one-to-one. A self-loop arc pairs with the next self-loop arc on
@@ -669,8 +702,10 @@ fn opener<K: PairKey>(k: &K) -> Opener {
 /// The edges are numbered by their first arc's position and keep its direction and
 /// weight. `Unpaired(arc, src, dst)` names the earliest arc left without a partner.
 ///
-/// Sorting keys that carry endpoints, weight key, position and direction keeps every
-/// pass sequential: no random access to the arc arrays.
+/// One sort of keys that carry endpoints, weight key, position and direction brings
+/// the arcs of each group (same ends, same weight) together in file order; each group's
+/// first arcs are marked in a bit set by position, which lists the edges in position
+/// order without a second sort.
 pub(crate) fn pair_arcs(
     src: Vec<u32>,
     dst: Vec<u32>,
@@ -683,7 +718,13 @@ pub(crate) fn pair_arcs(
         None | Some(WeightVec::U32(_)) | Some(WeightVec::I32(_)) | Some(WeightVec::F32(_))
     );
     let w = weights.as_ref();
-    let found = if narrow_weights && n < 1 << 31 {
+    let first_arcs: Vec<AtomicU64> = alloc::par_collect(
+        (0..n.div_ceil(64))
+            .into_par_iter()
+            .map(|_| AtomicU64::new(0)),
+        "the arcs' pairing marks",
+    )?;
+    let unpaired = if narrow_weights && n < 1 << 31 {
         let mut keys: Vec<u128> = alloc::par_collect(
             (0..n).into_par_iter().map(|i| {
                 let (s, d) = (src[i], dst[i]);
@@ -696,9 +737,8 @@ pub(crate) fn pair_arcs(
             }),
             KEYS,
         )?;
-        drop((src, dst));
-        keys.par_sort_unstable();
-        scan_parallel(&keys)
+        profile::span("load.pair_sort", || keys.par_sort_unstable());
+        scan_parallel(&keys, &first_arcs)
     } else {
         let mut keys: Vec<(u64, u64, u64)> = alloc::par_collect(
             (0..n).into_par_iter().map(|i| {
@@ -712,49 +752,49 @@ pub(crate) fn pair_arcs(
             }),
             KEYS,
         )?;
-        drop((src, dst));
-        keys.par_sort_unstable();
-        scan_parallel(&keys)
+        profile::span("load.pair_sort", || keys.par_sort_unstable());
+        scan_parallel(&keys, &first_arcs)
     };
-    let mut openers = found?;
-    openers.par_sort_unstable();
+    if let Some(arc) = unpaired {
+        return Err(PairError::Unpaired(arc, src[arc], dst[arc]));
+    }
     const EDGES: &str = "the edges paired";
-    let u: Vec<u32> = alloc::par_collect(openers.par_iter().map(|&o| (o >> 32) as u32), EDGES)?;
-    let v: Vec<u32> = alloc::par_collect(openers.par_iter().map(|&o| o as u32), EDGES)?;
-    let at = |o: &Opener| (o >> 64) as usize;
+    // The marked positions, in order.
+    let firsts: Vec<usize> =
+        alloc::par_collect_ranges_n(first_arcs.len(), 64, EDGES, |words, out| {
+            for k in words {
+                let mut bits = first_arcs[k].load(Relaxed);
+                while bits != 0 {
+                    out.push(k * 64 + bits.trailing_zeros() as usize);
+                    bits &= bits - 1;
+                }
+            }
+        })?;
+    drop(first_arcs);
+    let u: Vec<u32> = alloc::par_collect(firsts.par_iter().map(|&i| src[i]), EDGES)?;
+    drop(src);
+    let v: Vec<u32> = alloc::par_collect(firsts.par_iter().map(|&i| dst[i]), EDGES)?;
+    drop(dst);
     let weights = match weights {
         None => None,
-        Some(WeightVec::I32(w)) => Some(WeightVec::I32(alloc::par_collect(
-            openers.par_iter().map(|o| w[at(o)]),
-            EDGES,
-        )?)),
-        Some(WeightVec::U32(w)) => Some(WeightVec::U32(alloc::par_collect(
-            openers.par_iter().map(|o| w[at(o)]),
-            EDGES,
-        )?)),
-        Some(WeightVec::I64(w)) => Some(WeightVec::I64(alloc::par_collect(
-            openers.par_iter().map(|o| w[at(o)]),
-            EDGES,
-        )?)),
-        Some(WeightVec::U64(w)) => Some(WeightVec::U64(alloc::par_collect(
-            openers.par_iter().map(|o| w[at(o)]),
-            EDGES,
-        )?)),
-        Some(WeightVec::F32(w)) => Some(WeightVec::F32(alloc::par_collect(
-            openers.par_iter().map(|o| w[at(o)]),
-            EDGES,
-        )?)),
-        Some(WeightVec::F64(w)) => Some(WeightVec::F64(alloc::par_collect(
-            openers.par_iter().map(|o| w[at(o)]),
-            EDGES,
-        )?)),
+        Some(WeightVec::I32(w)) => Some(WeightVec::I32(gather(&w, &firsts)?)),
+        Some(WeightVec::U32(w)) => Some(WeightVec::U32(gather(&w, &firsts)?)),
+        Some(WeightVec::I64(w)) => Some(WeightVec::I64(gather(&w, &firsts)?)),
+        Some(WeightVec::U64(w)) => Some(WeightVec::U64(gather(&w, &firsts)?)),
+        Some(WeightVec::F32(w)) => Some(WeightVec::F32(gather(&w, &firsts)?)),
+        Some(WeightVec::F64(w)) => Some(WeightVec::F64(gather(&w, &firsts)?)),
     };
     Ok((u, v, weights))
 }
 
-/// Runs [`scan`] on pieces of `keys` cut at group boundaries: the openers in key order,
-/// or the earliest unpaired arc.
-fn scan_parallel<K: PairKey>(keys: &[K]) -> Result<Vec<Opener>, PairError> {
+/// `data[i]` for each `i` of `at`.
+fn gather<T: Copy + Send + Sync>(data: &[T], at: &[usize]) -> crate::Result<Vec<T>> {
+    alloc::par_collect(at.par_iter().map(|&i| data[i]), "the edges paired")
+}
+
+/// Runs [`scan`] on pieces of `keys` cut at group boundaries, marking the first arcs
+/// of edges in `first_arcs`: the earliest unpaired arc, if any.
+fn scan_parallel<K: PairKey>(keys: &[K], first_arcs: &[AtomicU64]) -> Option<usize> {
     let pieces = (rayon::current_num_threads() * 4).max(1);
     let mut cuts = vec![0];
     for p in 1..pieces {
@@ -765,23 +805,9 @@ fn scan_parallel<K: PairKey>(keys: &[K]) -> Result<Vec<Opener>, PairError> {
         cuts.push(c);
     }
     cuts.push(keys.len());
-    // A few pieces per thread.
-    let results: Vec<(Vec<Opener>, Option<K>)> = cuts
-        .windows(2)
-        .collect::<Vec<_>>()
-        .into_par_iter()
-        .map(|w| scan(&keys[w[0]..w[1]]))
-        .collect::<crate::Result<_>>()?;
-    if let Some(k) = results.iter().filter_map(|r| r.1).min_by_key(|k| k.idx()) {
-        let o = opener(&k);
-        return Err(PairError::Unpaired(k.idx(), (o >> 32) as u32, o as u32));
-    }
-    let total = results.iter().map(|r| r.0.len()).sum();
-    let mut all = alloc::with_capacity(total, "the edges paired")?;
-    for (openers, _) in results {
-        all.extend_from_slice(&openers);
-    }
-    Ok(all)
+    cuts.par_windows(2)
+        .filter_map(|w| scan(&keys[w[0]..w[1]], first_arcs))
+        .min()
 }
 
 fn shrink(w: &mut Option<WeightVec>) {
@@ -796,18 +822,18 @@ fn shrink(w: &mut Option<WeightVec>) {
     }
 }
 
-/// Pairs the arcs of whole groups (same endpoints and weight key, in file order): the
-/// openers, and the earliest arc left unpaired, if any.
-fn scan<K: PairKey>(keys: &[K]) -> crate::Result<(Vec<Opener>, Option<K>)> {
-    const OPENERS: &str = "the edges paired";
-    let mut openers = alloc::with_capacity(keys.len() / 2 + 1, OPENERS)?;
-    let mut pending: VecDeque<K> = VecDeque::new();
-    let mut first_unpaired: Option<K> = None;
-    let mut note = |k: K| {
-        if first_unpaired.map_or(true, |f| k.idx() < f.idx()) {
-            first_unpaired = Some(k);
-        }
+/// Pairs the arcs of whole groups (same endpoints and weight key, in file order),
+/// marking the first arc of each edge in `first_arcs`: the position of the earliest arc
+/// left unpaired, if any.
+fn scan<K: PairKey>(keys: &[K], first_arcs: &[AtomicU64]) -> Option<usize> {
+    let open = |k: &K| {
+        let i = k.idx();
+        first_arcs[i / 64].fetch_or(1 << (i % 64), Relaxed);
     };
+    let mut pending: VecDeque<K> = VecDeque::new();
+    let mut first_unpaired: Option<usize> = None;
+    let mut note =
+        |k: &K| first_unpaired = Some(first_unpaired.map_or(k.idx(), |f| f.min(k.idx())));
     let mut i = 0;
     while i < keys.len() {
         let g = keys[i].group();
@@ -815,16 +841,14 @@ fn scan<K: PairKey>(keys: &[K]) -> crate::Result<(Vec<Opener>, Option<K>)> {
         while j < keys.len() && keys[j].group() == g {
             j += 1;
         }
-        // Room for this group's openers (at most one per arc).
-        alloc::reserve(&mut openers, j - i, OPENERS)?;
         if g.0 >> 32 == g.0 & 0xffff_ffff {
             // Self-loops: consecutive arcs pair; a last odd one stands alone.
-            openers.extend(keys[i..j].iter().step_by(2).map(opener));
+            keys[i..j].iter().step_by(2).for_each(open);
         } else if j == i + 2 && keys[i].forward() != keys[i + 1].forward() {
             // The common case: one arc each way.
-            openers.push(opener(&keys[i]));
+            open(&keys[i]);
         } else if j == i + 1 {
-            note(keys[i]);
+            note(&keys[i]);
         } else {
             pending.clear();
             for k in &keys[i..j] {
@@ -834,15 +858,15 @@ fn scan<K: PairKey>(keys: &[K]) -> crate::Result<(Vec<Opener>, Option<K>)> {
                     }
                     _ => {
                         pending.push_back(*k);
-                        openers.push(opener(k));
+                        open(k);
                     }
                 }
             }
-            if let Some(&k) = pending.front() {
+            if let Some(k) = pending.front() {
                 note(k);
             }
         }
         i = j;
     }
-    Ok((openers, first_unpaired))
+    first_unpaired
 }

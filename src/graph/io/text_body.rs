@@ -165,11 +165,7 @@ pub(crate) fn parse_body<F: TextBody>(
                 read_error = fill(src, &mut next, block_bytes, &mut eof).err();
             }
         });
-        crate::profile::span("load.join", || {
-            pieces
-                .into_iter()
-                .try_for_each(|piece| join_piece(name, body, &mut file, piece))
-        })?;
+        crate::profile::span("load.join", || join_pieces(name, body, &mut file, pieces))?;
         progress.tick();
         if !reading {
             break;
@@ -268,39 +264,44 @@ fn parse_piece<F: TextBody>(body: &F, bytes: &[u8]) -> Piece<F::Extra> {
     }
 }
 
-/// Joins a piece to the file's lines before it, or reports the earliest line of the
-/// piece that is wrong.
-fn join_piece<F: TextBody>(
+/// Joins a block's pieces to the file's lines before them, or reports the earliest line
+/// that is wrong: each piece is checked in turn against the lines before it, then all
+/// are appended at once.
+fn join_pieces<F: TextBody>(
     name: &str,
     body: &F,
     file: &mut Body<F::Extra>,
-    piece: Piece<F::Extra>,
+    pieces: Vec<Piece<F::Extra>>,
 ) -> Result<()> {
-    let offset = file.last_line;
-    if let Some(LineFailure::Other(e)) = piece.failure {
-        return Err(e);
-    }
-    // Of two complaints about one line, the first listed is the one a sequential
-    // reading makes: the line's shape is checked before its weight is parsed.
-    let mut wrong: Vec<LineError> = Vec::new();
-    wrong.extend(body.join(&mut file.extra, &mut file.arcs, piece.extra, offset));
-    if let Some(LineFailure::Line((line, message))) = piece.failure {
-        wrong.push((line + offset, message));
-    }
-    wrong.extend(file.arcs.hard_conflict(&piece.arcs, offset));
-    if let Some((declared, message)) = body.declared_arcs() {
-        let before = file.arcs.len() as u64;
-        if before + piece.arcs.len() as u64 > declared {
-            let extra_arc = declared.saturating_sub(before) as usize;
-            wrong.push((piece.arcs.line_of(extra_arc) + offset, message));
+    let mut arcs_before = file.arcs.len() as u64;
+    let mut checked = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        let offset = file.last_line;
+        if let Some(LineFailure::Other(e)) = piece.failure {
+            return Err(e);
         }
+        // Of two complaints about one line, the first listed is the one a sequential
+        // reading makes: the line's shape is checked before its weight is parsed.
+        let mut wrong: Vec<LineError> = Vec::new();
+        wrong.extend(body.join(&mut file.extra, &mut file.arcs, piece.extra, offset));
+        if let Some(LineFailure::Line((line, message))) = piece.failure {
+            wrong.push((line + offset, message));
+        }
+        wrong.extend(file.arcs.weights.note(&piece.arcs.weights, offset));
+        if let Some((declared, message)) = body.declared_arcs() {
+            if arcs_before + piece.arcs.len() as u64 > declared {
+                let extra_arc = declared.saturating_sub(arcs_before) as usize;
+                wrong.push((piece.arcs.line_of(extra_arc) + offset, message));
+            }
+        }
+        if let Some((line, message)) = wrong.into_iter().min_by_key(|e| e.0) {
+            return Err(invalid_at(name, line, message));
+        }
+        arcs_before += piece.arcs.len() as u64;
+        file.last_line = offset + piece.lines;
+        checked.push((piece.arcs, offset));
     }
-    if let Some((line, message)) = wrong.into_iter().min_by_key(|e| e.0) {
-        return Err(invalid_at(name, line, message));
-    }
-    file.arcs.append(piece.arcs, offset)?;
-    file.last_line = offset + piece.lines;
-    Ok(())
+    file.arcs.append_all(checked)
 }
 
 #[cfg(test)]
