@@ -50,6 +50,24 @@ unsafe impl GlobalAlloc for CountingAllocator {
         unsafe { System.dealloc(ptr, layout) };
         HEAP_IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
     }
+
+    // Forwarded so that large blocks grow and shrink in place (mremap) as they do
+    // for a program without this counter (the default would copy every byte).
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: `ptr` came from `alloc` with this layout; the caller guarantees
+        // new_size's validity for it.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                let grown = new_size - layout.size();
+                let now = HEAP_IN_USE.fetch_add(grown, Ordering::Relaxed) + grown;
+                HEAP_PEAK.fetch_max(now, Ordering::Relaxed);
+            } else {
+                HEAP_IN_USE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
 }
 
 #[global_allocator]
@@ -325,7 +343,17 @@ fn msf(run: &MsfRun) -> gpumst::Result<()> {
         ..Options::default()
     })?;
     let t = Instant::now();
-    let loaded = load(&run.file, run.format)?;
+    // The reader parses on the pool it is called from: --threads caps it as it caps
+    // the CPU tier.
+    let loaded = if run.threads > 0 {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(run.threads)
+            .build()
+            .map_err(|e| gpumst::Error::internal(format!("cannot start the reading threads: {e}")))?
+            .install(|| load(&run.file, run.format))?
+    } else {
+        load(&run.file, run.format)?
+    };
     let load_ms = t.elapsed().as_secs_f64() * 1e3;
     let load_phases = take_phases();
     let graph = &loaded.graph;

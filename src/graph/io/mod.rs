@@ -176,7 +176,9 @@ pub struct LoadedGraph {
     pub arcs_in_file: u64,
 }
 
-/// Reads a graph file. `progress`, if given, is called with the bytes of the file
+/// Reads a graph file, parsing text formats and pairing arcs on the rayon pool it is
+/// called from (the global pool, all cores, unless called inside another pool's
+/// `install`). `progress`, if given, is called with the bytes of the file
 /// consumed so far (compressed bytes for compressed files) and the file size, at most
 /// once every few MB and once at the end.
 pub fn read_graph(
