@@ -74,18 +74,10 @@ if [ -n "$pbbs" ]; then
     g++ -O2 -o "$work/forest_weight" "$ROOT/benches/cpu/forest_weight.cpp"
 fi
 
+# shellcheck source=../table_graphs.sh
+source "$ROOT/benches/table_graphs.sh"
 graph_file() { # NAME -> path of its .egr, made once
-    local name=$1 egr="$work/$1.egr"
-    if [ ! -s "$egr" ]; then
-        case "$name" in
-        NY | BAY) "$first_bin" convert "$data/$name.gr.xz" "$egr" >&2 ;;
-        grid) "$first_bin" generate grid --rows 2048 --cols 2048 --seed 1 --out "$egr" >&2 ;;
-        random) "$first_bin" generate random --vertices 4194304 --edges 33554432 --seed 1 --out "$egr" >&2 ;;
-        rmat) "$first_bin" generate rmat --scale 22 --edge-factor 16 --seed 1 --out "$egr" >&2 ;;
-        *) echo "cpu_vs_pbbs: unknown graph $name" >&2; exit 2 ;;
-        esac
-    fi
-    echo "$egr"
+    table_graph "$1" "$first_bin" "$data" "$work"
 }
 
 pbbs_file() { # NAME -> its WeightedEdgeArray file, from the .egr

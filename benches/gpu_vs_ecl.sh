@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# gpumst's CUDA tier beside ECL-MST on the same .egr files, in one run (issue 20's table):
+# compute, end to end from host arrays, upload, download and file load, forest weights
+# compared.
+#
+#   bash benches/gpu_vs_ecl.sh --ecl ECL_CHECKOUT [--gpumst BIN] [--data DIR] [--work DIR]
+#                              [--repeat R] [--graphs "NY BAY grid random rmat"]
+#
+# ECL_CHECKOUT is a checkout of github.com/burtscher/ECL-MST (fetch it; this repository
+# holds none of its code). Its source/ECL-MST_10.cu is copied to WORK, patched there and
+# built with `nvcc -O3 -arch=native`: CUDA 13 removed cudaDeviceProp::clockRate and
+# memoryClockRate, which its banner prints (printed as 0 instead), and the copy also
+# prints the weight of its forest so that the two answers can be compared. ECL-MST runs
+# once per process; it is run R times with CUDA_MODULE_LOADING=EAGER (its kernels are
+# loaded with the context, before its timer starts) and its own `Dev` time is taken,
+# median of R. gpumst: `gpumst msf FILE --backend cuda --repeat R --json` (the run with
+# the median end-to-end time: its compute, upload and download; `end_to_end` is the
+# library call from host arrays to the forest on the host; `load` reads the file).
+#
+# Graphs (benches/table_graphs.sh): NY and BAY road networks from DATA (default
+# ../shared/data, *.gr.xz), converted; grid 2048x2048, uniform random 2^22 vertices /
+# 2^25 edges, and R-MAT scale 22 (edge factor 16), from `gpumst generate` with seed 1.
+# Everything is written as .egr (the format both programs read).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="$ROOT/target/release/gpumst" data="$ROOT/../shared/data" work="$ROOT/target/gpu-vs-ecl"
+ecl="" repeat=7 graphs="NY BAY grid random rmat"
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --ecl) ecl=$2; shift 2 ;;
+    --gpumst) bin=$2; shift 2 ;;
+    --data) data=$2; shift 2 ;;
+    --work) work=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
+    --graphs) graphs=$2; shift 2 ;;
+    *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    esac
+done
+[ -n "$ecl" ] && [ -f "$ecl/source/ECL-MST_10.cu" ] || {
+    echo "gpu_vs_ecl: --ecl must name a checkout of burtscher/ECL-MST (source/ECL-MST_10.cu)" >&2
+    exit 2
+}
+mkdir -p "$work"
+
+# Build ECL-MST from a patched copy.
+cp "$ecl/source/ECL-MST_10.cu" "$ecl/source/ECLgraph.h" "$work/"
+sed -i -e 's/deviceProp\.clockRate \* 0\.001/0.0/' -e 's/deviceProp\.memoryClockRate \* 0\.001/0.0/' \
+    -e 's/printf("all good\\n\\n");/printf("all good\\nweight: %llu\\n\\n", gpuMSTweight);/' \
+    "$work/ECL-MST_10.cu"
+grep -q 'weight: %llu' "$work/ECL-MST_10.cu" || { echo "gpu_vs_ecl: could not patch ECL-MST's weight print" >&2; exit 1; }
+nvcc -O3 -arch=native -o "$work/ecl-mst" "$work/ECL-MST_10.cu"
+
+# shellcheck source=table_graphs.sh
+source "$ROOT/benches/table_graphs.sh"
+
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+printf 'graph\tarcs\tecl_ms\tgpumst_compute_ms\tratio\tgpumst_event_ms\tend_to_end_ms\tupload_ms\tdownload_ms\tload_ms\tfile_MB\tweights\n'
+for g in $graphs; do
+    file=$(table_graph "$g" "$bin" "$data" "$work")
+    cat "$file" >/dev/null # into the page cache
+    ecl_runs=()
+    ecl_weight=""
+    for _ in $(seq "$repeat"); do
+        out=$(CUDA_MODULE_LOADING=EAGER "$work/ecl-mst" "$file")
+        ecl_runs+=("$(echo "$out" | awk '/^Dev[+-]:/ {print $2 * 1000}')")
+        ecl_weight=$(echo "$out" | awk '/^weight:/ {print $2}')
+        echo "$out" | grep -q "all good" || { echo "gpu_vs_ecl: ECL-MST's own check failed on $g" >&2; echo "$out" >&2; }
+    done
+    ours=$("$bin" msf "$file" --backend cuda --repeat "$repeat" --json)
+    python3 - "$g" "$ecl_weight" "$ours" "${ecl_runs[@]}" <<'PY'
+import json, statistics, sys
+g, ecl_weight, ours, ecl = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), [float(x) for x in sys.argv[4:]]
+t = ours["timings_ms"]
+ecl_ms = statistics.median(ecl)
+same = "equal" if str(ours["total_weight"]) == ecl_weight else f"DIFFER ({ours['total_weight']} vs {ecl_weight})"
+event = ours.get("device_event_compute_ms")
+print(f"{g}\t{2 * ours['edges']}\t{ecl_ms:.3f}\t{t['compute']:.3f}\t{t['compute'] / ecl_ms:.2f}\t"
+      f"{event if event is None else round(event, 3)}\t{t['end_to_end']:.2f}\t{t['upload']:.2f}\t"
+      f"{t['download']:.2f}\t{t['load']:.1f}\t{ours['file_bytes'] / 1e6:.1f}\t{same}")
+PY
+done
