@@ -25,6 +25,8 @@
 #   bash scripts/device.sh python    # there: the Python package's tests (bindings/python)
 #                                    # on every tier found, CUDA included, with the carried
 #                                    # libgpumst and the machine's own numpy/scipy/networkx
+#   bash scripts/device.sh transfers # there: CUDA suites, memcheck and upload/download
+#                                    # timings (OLD=binary for a build to compare with)
 #   bash scripts/device.sh variants  # there: CUDA primitive timings at 2^28 and the scan
 #                                    # and arg-reduction tests with each kernel variant in
 #                                    # device-carry/variants/*.ptx.xz (GPUMST_CUDA_KERNELS;
@@ -317,8 +319,39 @@ profile_there() {
     grep -E '^  [a-z_]+|gpu__time_duration.sum' "$OUT/ncu-msf-random.txt" | head -80
 }
 
+# Large host-device copies through page-locked buffers: the shared suites on the CUDA
+# tier, memcheck on the tests with the largest buffers, then upload, download and end to
+# end on NY, BAY, a grid and a random graph, with an older build (OLD=path) beside.
+transfers_there() {
+    local status=0 old=${OLD:-}
+    {
+        for suite in conformance primitives; do
+            echo "== $suite (CUDA tier)"
+            GPUMST_TEST_TIERS=cuda timeout -k 5 240 "$CARRY/bin/$suite" --test-threads 4 2>&1 | grep -vE '^test .* ok$' || status=1
+        done
+        echo "== compute-sanitizer memcheck: conformance grids road_graphs; primitives buffers_scan chunk_boundary"
+        GPUMST_TEST_TIERS=cuda timeout -k 5 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+            "$CARRY/bin/conformance" --test-threads 1 grids road_graphs 2>&1 | tail -4 || status=1
+        GPUMST_TEST_TIERS=cuda timeout -k 5 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+            "$CARRY/bin/primitives" --test-threads 1 buffers_scan chunk_boundary 2>&1 | tail -4 || status=1
+        local work=/tmp/transfers
+        mkdir -p "$work"
+        "$CARRY/bin/gpumst" generate grid --rows 2048 --cols 2048 --seed 1 --out "$work/grid.gmst" >/dev/null
+        "$CARRY/bin/gpumst" generate random --vertices 4194304 --edges 33554432 --seed 1 --out "$work/random.gmst" >/dev/null
+        for f in "$CARRY/data/NY.gr.xz" "$CARRY/data/BAY.gr.xz" "$work/grid.gmst" "$work/random.gmst"; do
+            for bin in "$CARRY/bin/gpumst" $old; do
+                "$bin" msf "$f" --backend cuda --repeat 7 --json | python3 -c 'import json,sys
+j = json.load(sys.stdin); t = j["timings_ms"]
+print(sys.argv[1].split("/")[-1], sys.argv[2], j["input_bytes"], j["total_weight"], " ".join(f"{k} {t[k]:.3f}" for k in ("upload", "compute", "download", "end_to_end")))' "$f" "$bin" || status=1
+            done
+        done
+    } 2>&1 | tee -a "$OUT/transfers.log"
+    return $status
+}
+
 case "${1:-}" in
 tune) setup_there && tune_there ;;
+transfers) setup_there && { transfers_there || echo "device.sh: transfer checks FAILED"; } ;;
 profile) setup_there && profile_there ;;
 variants) setup_there && variants_there ;;
 lookahead) setup_there && lookahead_there ;;

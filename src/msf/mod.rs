@@ -241,15 +241,19 @@ fn solve_on_gpu<D: Device, W: WeightKey>(
         num_vertices: ends.num_vertices,
         u: &ends.u,
         v: &ends.v,
-        keys: prepare::device_keys(weights, ends.ids.as_deref(), m, order)?,
+        keys: profile::span("device keys", || {
+            prepare::device_keys(weights, ends.ids.as_deref(), m, order)
+        })?,
         adjacency: device_adjacency,
     };
     let algorithm = options.algorithm;
-    let (positions, timings) = gpu::msf::solve(tier, &problem, algorithm)?;
-    Ok((
-        chosen_ids(m, |e| positions[e], ends.ids.as_deref())?,
-        Some(timings),
-    ))
+    let (positions, timings) = profile::span("device solve", || {
+        gpu::msf::solve(tier, &problem, algorithm)
+    })?;
+    let ids = profile::span("forest edge ids", || {
+        chosen_ids(m, |e| positions[e], ends.ids.as_deref())
+    })?;
+    Ok((ids, Some(timings)))
 }
 
 /// Picks the narrowest priority type and runs the algorithm; returns the forest's
@@ -265,7 +269,9 @@ fn solve_typed<W: WeightKey>(
     // else (vertex-centric algorithms, device buffers) works on the touched vertices.
     let ends = match (options.algorithm, solver) {
         (Algorithm::Kruskal, _) | (Algorithm::Auto, Solver::Cpu) => ends,
-        _ => ends.without_isolated_vertices()?,
+        _ => profile::span("drop isolated vertices", || {
+            ends.without_isolated_vertices()
+        })?,
     };
     // The vertex count reported is the caller's, not the renumbered one.
     let solved = match solver {

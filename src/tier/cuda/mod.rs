@@ -130,11 +130,16 @@ struct Context {
     staging_device: sys::CUdeviceptr,
     /// The staging slots not in use.
     free_slots: Mutex<Vec<usize>>,
+    /// Page-locked buffers for large copies, made on the first one (`None` until then,
+    /// or if the driver gave none).
+    transfer: Mutex<Option<TransferRing>>,
 }
 
 // SAFETY: CUDA driver API handles may be used from any thread; every use first makes
 // the context current on the calling thread (`bind`), and the driver orders the work
-// issued to one stream whichever thread issues it.
+// issued to one stream whichever thread issues it. The page-locked buffers are plain
+// host memory, used by one copy at a time (the slots' free list and the transfer
+// ring's mutex).
 unsafe impl Send for Context {}
 unsafe impl Sync for Context {}
 
@@ -153,6 +158,96 @@ const POOL_KEEPS_SHARE: u64 = 4;
 const STAGING_SLOT_BYTES: usize = 16;
 const STAGING_SLOTS: usize = 256;
 
+/// Large copies go through page-locked buffers: a copy from or into pageable memory is
+/// staged by the driver at a fraction of the bus's speed (6.4 against 54.6 GB/s
+/// measured on an H200). The host copies each chunk between the caller's memory and
+/// one buffer on all cores while the device copies the other buffer's chunk.
+const TRANSFER_CHUNK_BYTES: usize = 8 << 20;
+const TRANSFER_BUFFERS: usize = 2;
+/// Copies below this size take the driver's pageable path.
+const TRANSFER_MIN_BYTES: usize = 1 << 20;
+
+/// The page-locked buffers of large copies, each with the event recorded after the
+/// last device copy that used it.
+struct TransferRing {
+    buffers: [*mut u8; TRANSFER_BUFFERS],
+    events: [sys::CUevent; TRANSFER_BUFFERS],
+}
+
+impl TransferRing {
+    /// Allocates the buffers and events (the context is bound); `None` if the driver
+    /// refuses, and then nothing is kept.
+    fn new() -> Option<TransferRing> {
+        let mut ring = TransferRing {
+            buffers: [std::ptr::null_mut(); TRANSFER_BUFFERS],
+            events: [std::ptr::null_mut(); TRANSFER_BUFFERS],
+        };
+        for k in 0..TRANSFER_BUFFERS {
+            // SAFETY: a plain page-locked allocation, freed in Drop (a null entry is
+            // skipped there).
+            ring.buffers[k] = unsafe { result::malloc_host(TRANSFER_CHUNK_BYTES, 0) }
+                .ok()?
+                .cast();
+            ring.events[k] =
+                result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING).ok()?;
+        }
+        Some(ring)
+    }
+
+    /// Buffer `k` as a slice of `len` bytes.
+    ///
+    /// # Safety
+    /// No device copy into or out of the buffer is in flight (its event was waited
+    /// for), and `len <= TRANSFER_CHUNK_BYTES`.
+    unsafe fn buffer(&mut self, k: usize, len: usize) -> &mut [u8] {
+        // SAFETY: the buffer holds TRANSFER_CHUNK_BYTES bytes, owned by the ring, and
+        // the caller guarantees the device does not touch it now.
+        unsafe { std::slice::from_raw_parts_mut(self.buffers[k], len) }
+    }
+
+    /// Waits until the last device copy that used buffer `k` is over.
+    fn wait(&self, k: usize) -> Result<()> {
+        // SAFETY: the event was created in `new` and lives as long as the ring; an
+        // event never recorded counts as complete.
+        unsafe { result::event::synchronize(self.events[k]) }
+            .map_err(|e| cuda_error("cuEventSynchronize on a transfer buffer", e))
+    }
+
+    /// Records buffer `k`'s event after the copies issued so far to `stream`.
+    fn mark(&self, k: usize, stream: sys::CUstream) -> Result<()> {
+        // SAFETY: the event and stream are live handles of the bound context.
+        unsafe { result::event::record(self.events[k], stream) }
+            .map_err(|e| cuda_error("cuEventRecord after a transfer", e))
+    }
+}
+
+impl Drop for TransferRing {
+    fn drop(&mut self) {
+        // SAFETY: dropped with the Context (bound, stream synchronized: no copy uses the
+        // buffers) or on a failed `new`; each handle is released once.
+        unsafe {
+            for k in 0..TRANSFER_BUFFERS {
+                if !self.events[k].is_null() {
+                    let _ = result::event::synchronize(self.events[k]);
+                    let _ = result::event::destroy(self.events[k]);
+                }
+                if !self.buffers[k].is_null() {
+                    let _ = result::free_host(self.buffers[k].cast());
+                }
+            }
+        }
+    }
+}
+
+/// Copies `from` into `to` (of equal length) on all cores.
+fn parallel_copy(to: &mut [u8], from: &[u8]) {
+    use rayon::prelude::*;
+    const PIECE: usize = 256 << 10;
+    to.par_chunks_mut(PIECE)
+        .zip(from.par_chunks(PIECE))
+        .for_each(|(t, f)| t.copy_from_slice(f));
+}
+
 impl Context {
     /// Retains the primary context of `device` and creates the stream and pool.
     fn open(device: sys::CUdevice, pool_keeps_bytes: u64) -> Result<Context> {
@@ -167,6 +262,7 @@ impl Context {
             staging: std::ptr::null_mut(),
             staging_device: 0,
             free_slots: Mutex::new(Vec::new()),
+            transfer: Mutex::new(None),
         };
         context.bind()?;
         context.stream = result::stream::create(result::stream::StreamKind::NonBlocking)
@@ -239,6 +335,12 @@ impl Drop for Context {
             if self.bind().is_ok() {
                 if !self.stream.is_null() {
                     let _ = result::stream::synchronize(self.stream);
+                }
+                // The transfer buffers go while the context is bound.
+                if let Ok(ring) = self.transfer.get_mut() {
+                    drop(ring.take());
+                }
+                if !self.stream.is_null() {
                     let _ = result::stream::destroy(self.stream);
                 }
                 if !self.pool.is_null() {
@@ -531,6 +633,83 @@ impl CudaDevice {
         unsafe { result::stream::synchronize(self.stream()) }.map_err(|e| cuda_error(what, e))
     }
 
+    /// The transfer buffers, made on first use, if no other copy holds them now (that
+    /// copy's caller then takes the pageable path). The context is bound.
+    fn transfer_ring(&self) -> Option<std::sync::MutexGuard<'_, Option<TransferRing>>> {
+        let mut ring = self.context.transfer.try_lock().ok()?;
+        if ring.is_none() {
+            *ring = TransferRing::new();
+        }
+        Some(ring)
+    }
+
+    /// Copies `data` to device address `to` through the transfer buffers: each chunk is
+    /// copied into a free buffer on all cores, then to the device behind the previous
+    /// chunk's device copy.
+    fn write_chunked(
+        &self,
+        ring: &mut TransferRing,
+        to: sys::CUdeviceptr,
+        data: &[u8],
+    ) -> Result<()> {
+        for (i, chunk) in data.chunks(TRANSFER_CHUNK_BYTES).enumerate() {
+            let k = i % TRANSFER_BUFFERS;
+            ring.wait(k)?;
+            // SAFETY: the buffer's last device copy is over (waited for just above), and
+            // a chunk is at most TRANSFER_CHUNK_BYTES.
+            let buffer = unsafe { ring.buffer(k, chunk.len()) };
+            parallel_copy(buffer, chunk);
+            let at = to + (i * TRANSFER_CHUNK_BYTES) as u64;
+            // SAFETY: the caller keeps the device range inside its allocation; the buffer
+            // is page-locked and is not written again before its event (recorded next)
+            // says this copy is over.
+            unsafe { result::memcpy_htod_async(at, &*buffer, self.stream()) }
+                .map_err(self.err("cuMemcpyHtoDAsync from page-locked memory"))?;
+            ring.mark(k, self.stream())?;
+        }
+        self.sync("cuStreamSynchronize after a host-to-device copy")
+    }
+
+    /// Copies device address `from` into `out` through the transfer buffers: the device
+    /// fills one buffer while the host empties the other on all cores.
+    fn read_chunked(
+        &self,
+        ring: &mut TransferRing,
+        from: sys::CUdeviceptr,
+        out: &mut [u8],
+    ) -> Result<()> {
+        let total = out.len();
+        let chunks = total.div_ceil(TRANSFER_CHUNK_BYTES);
+        let range =
+            |i: usize| i * TRANSFER_CHUNK_BYTES..((i + 1) * TRANSFER_CHUNK_BYTES).min(total);
+        let issue = |ring: &mut TransferRing, i: usize| -> Result<()> {
+            let k = i % TRANSFER_BUFFERS;
+            let len = range(i).len();
+            // SAFETY: the buffer was emptied (its previous chunk waited for and copied
+            // out) before its next chunk is issued, and len <= TRANSFER_CHUNK_BYTES.
+            let buffer = unsafe { ring.buffer(k, len) };
+            let at = from + (i * TRANSFER_CHUNK_BYTES) as u64;
+            // SAFETY: the caller keeps the device range inside its allocation; the buffer
+            // is page-locked, and read only after its event (recorded next) is waited for.
+            unsafe { result::memcpy_dtoh_async(buffer, at, self.stream()) }
+                .map_err(self.err("cuMemcpyDtoHAsync into page-locked memory"))?;
+            ring.mark(k, self.stream())
+        };
+        issue(ring, 0)?;
+        for i in 0..chunks {
+            if i + 1 < chunks {
+                issue(ring, i + 1)?;
+            }
+            let k = i % TRANSFER_BUFFERS;
+            ring.wait(k)?;
+            let target = &mut out[range(i)];
+            // SAFETY: the device copy into buffer k is over (waited for just above).
+            let buffer = unsafe { ring.buffer(k, target.len()) };
+            parallel_copy(target, buffer);
+        }
+        Ok(())
+    }
+
     /// The error for a failed `what`, built only on failure (launches are hot).
     fn err<'a>(&'a self, what: &'a str) -> impl Fn(DriverError) -> Error + 'a {
         move |e| cuda_error(&format!("{what} on {}", self.name), e)
@@ -586,6 +765,13 @@ impl gpu::Device for CudaDevice {
 
     fn write(&self, memory: &mut CudaMemory, offset: usize, data: &[u8]) -> Result<()> {
         self.context.bind()?;
+        if data.len() >= TRANSFER_MIN_BYTES {
+            if let Some(mut ring) = self.transfer_ring() {
+                if let Some(ring) = ring.as_mut() {
+                    return self.write_chunked(ring, memory.pointer + offset as u64, data);
+                }
+            }
+        }
         // SAFETY: the caller keeps offset + data.len() inside the allocation; the stream
         // is synchronized before returning, so `data` outlives the copy.
         unsafe { result::memcpy_htod_async(memory.pointer + offset as u64, data, self.stream()) }
@@ -605,6 +791,13 @@ impl gpu::Device for CudaDevice {
                     std::ptr::copy_nonoverlapping(slot.pointer(), out.as_mut_ptr(), out.len())
                 };
                 return Ok(());
+            }
+        }
+        if out.len() >= TRANSFER_MIN_BYTES {
+            if let Some(mut ring) = self.transfer_ring() {
+                if let Some(ring) = ring.as_mut() {
+                    return self.read_chunked(ring, memory.pointer + offset as u64, out);
+                }
             }
         }
         // SAFETY: as in write: in bounds, and complete before `out` is used again.
