@@ -251,7 +251,7 @@ fn solve_on_gpu<D: Device, W: WeightKey>(
         gpu::msf::solve(tier, &problem, algorithm)
     })?;
     let ids = profile::span("forest edge ids", || {
-        chosen_ids(m, |e| positions[e], ends.ids.as_deref())
+        chosen_ids(m, |e| positions[e] != 0, ends.ids.as_deref())
     })?;
     Ok((ids, Some(timings)))
 }

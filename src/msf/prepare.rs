@@ -85,6 +85,15 @@ pub(crate) trait WeightKey: Copy + Send + Sync {
     fn as_f64(self) -> f64 {
         0.0
     }
+    /// `weights` themselves where each is its own ascending key and the keys are
+    /// narrow (`u32`): a device can take the caller's array as it is.
+    fn as_narrow_keys(_weights: &[Self]) -> Option<&[u32]> {
+        None
+    }
+    /// The same for wide keys (`u64`).
+    fn as_wide_keys(_weights: &[Self]) -> Option<&[u64]> {
+        None
+    }
 }
 
 /// The conversions every integer weight shares.
@@ -102,6 +111,9 @@ impl WeightKey for u32 {
     fn key(self) -> u64 {
         self as u64
     }
+    fn as_narrow_keys(weights: &[u32]) -> Option<&[u32]> {
+        Some(weights)
+    }
 }
 impl WeightKey for i32 {
     const NARROW: bool = true;
@@ -115,6 +127,9 @@ impl WeightKey for u64 {
     int_weight_values!();
     fn key(self) -> u64 {
         self
+    }
+    fn as_wide_keys(weights: &[u64]) -> Option<&[u64]> {
+        Some(weights)
     }
 }
 impl WeightKey for i64 {
@@ -526,23 +541,35 @@ fn reject_nan<W: WeightKey>(weights: &[W], ids: Option<&[u64]>, num_edges: usize
     Err(invalid(format!("{what} {id} has a NaN weight")))
 }
 
-pub(crate) fn device_keys<W: WeightKey>(
-    weights: Option<&[W]>,
+pub(crate) fn device_keys<'a, W: WeightKey>(
+    weights: Option<&'a [W]>,
     ids: Option<&[u64]>,
     num_edges: usize,
     order: KeyOrder,
-) -> Result<Option<DeviceKeys>> {
+) -> Result<Option<DeviceKeys<'a>>> {
     let Some(weights) = weights else {
         return Ok(None);
     };
     reject_nan(weights, ids, num_edges)?;
+    // Unsigned weights of an edge list are their own ascending keys: no copy.
+    if let (KeyOrder::Ascending, None) = (order, ids) {
+        if let Some(keys) = W::as_narrow_keys(weights) {
+            return Ok(Some(DeviceKeys::Narrow(Cow::Borrowed(keys))));
+        }
+        if let Some(keys) = W::as_wide_keys(weights) {
+            return Ok(Some(DeviceKeys::Wide(Cow::Borrowed(keys))));
+        }
+    }
     let key_of = |i: usize| order.key(weights[ids.map_or(i, |ids| ids[i] as usize)]);
     const WHAT: &str = "the edges' weight keys";
     let all = (0..num_edges).into_par_iter();
     Ok(Some(if W::NARROW {
-        DeviceKeys::Narrow(alloc::par_collect(all.map(|i| key_of(i) as u32), WHAT)?)
+        DeviceKeys::Narrow(Cow::Owned(alloc::par_collect(
+            all.map(|i| key_of(i) as u32),
+            WHAT,
+        )?))
     } else {
-        DeviceKeys::Wide(alloc::par_collect(all.map(key_of), WHAT)?)
+        DeviceKeys::Wide(Cow::Owned(alloc::par_collect(all.map(key_of), WHAT)?))
     }))
 }
 

@@ -12,7 +12,7 @@
 //!   pointer doubling, renumbering by the scan primitive, contraction and regrouping by
 //!   a counting sort whose offsets come from the scan primitive.
 
-use rayon::prelude::*;
+use std::borrow::Cow;
 
 use super::{Arg, Device, DeviceBuffer, Gpu, ProgramKind};
 use crate::types::{Algorithm, ScanKind, ScanOp};
@@ -23,7 +23,7 @@ pub(crate) struct DeviceProblem<'a> {
     pub num_vertices: usize,
     pub u: &'a [u32],
     pub v: &'a [u32],
-    pub keys: Option<DeviceKeys>,
+    pub keys: Option<DeviceKeys<'a>>,
     /// Builds Prim's CSR of both directions of every edge (offsets, targets, edge
     /// positions) from this problem: the host code that does it belongs to the
     /// algorithms' layer, which hands it down.
@@ -35,9 +35,11 @@ pub(crate) type DeviceCsr = (Vec<u32>, Vec<u32>, Vec<u32>);
 
 /// Weight keys by edge position, for devices that order edges by (key, position)
 /// without building packed priorities: 32-bit where every key fits.
-pub(crate) enum DeviceKeys {
-    Narrow(Vec<u32>),
-    Wide(Vec<u64>),
+/// The caller's own weights where they are their keys (unsigned integers, ascending
+/// order), so that they go to the device without a copy on the host.
+pub(crate) enum DeviceKeys<'a> {
+    Narrow(Cow<'a, [u32]>),
+    Wide(Cow<'a, [u64]>),
 }
 
 /// Where a device MSF spent its time (host clock around finished device work).
@@ -156,13 +158,13 @@ impl<D: Device> Best<D> {
 }
 
 /// Runs `algorithm` on the device; returns, per edge position, whether it is in the
-/// forest, and where the time went. Kruskal never reaches here (it is the host
+/// forest (non-zero) or not, and where the time went. Kruskal never reaches here (it is the host
 /// reference).
 pub(crate) fn solve<D: Device>(
     tier: &Gpu<D>,
     problem: &DeviceProblem<'_>,
     algorithm: Algorithm,
-) -> Result<(Vec<bool>, DeviceTimings)> {
+) -> Result<(Vec<u8>, DeviceTimings)> {
     let mut timings = DeviceTimings::default();
     let held_before = tier.meter.reset_peak();
     let mut clock = std::time::Instant::now();
@@ -202,8 +204,8 @@ pub(crate) fn solve<D: Device>(
     let ev = tier.upload(problem.v)?;
     let keys = match &problem.keys {
         None => KeyBuffer::None(tier.alloc::<u32>(0)?),
-        Some(DeviceKeys::Narrow(k)) => KeyBuffer::Narrow(tier.upload(k)?),
-        Some(DeviceKeys::Wide(k)) => KeyBuffer::Wide(tier.upload(k)?),
+        Some(DeviceKeys::Narrow(k)) => KeyBuffer::Narrow(tier.upload(k.as_ref())?),
+        Some(DeviceKeys::Wide(k)) => KeyBuffer::Wide(tier.upload(k.as_ref())?),
     };
     let mut in_forest = tier.alloc::<u8>(m)?;
     tier.fill(&mut in_forest, 0, m)?;
@@ -225,10 +227,6 @@ pub(crate) fn solve<D: Device>(
     tier.read(&in_forest, &mut chosen)?;
     lap(&mut timings.download_ms);
     timings.peak_device_bytes = tier.meter.peak().saturating_sub(held_before);
-    let chosen = alloc::par_collect(
-        chosen.into_par_iter().map(|b| b != 0),
-        "the chosen-edge flags",
-    )?;
     Ok((chosen, timings))
 }
 
