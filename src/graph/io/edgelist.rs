@@ -163,10 +163,6 @@ impl TextBody for EdgeLines {
             .mismatch
             .map(|m| mismatch_error(m + offset, file_weighted, file_line))
     }
-
-    fn declared_arcs(&self) -> Option<(u64, String)> {
-        None
-    }
 }
 
 /// A line off the fast path: its ids and weight token, or why it is not `u v [w]`.

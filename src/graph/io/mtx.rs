@@ -309,10 +309,6 @@ impl TextBody for Size {
         Ok(())
     }
 
-    fn join(&self, _: &mut (), _: &mut ArcList, _: (), _: u64) -> Option<LineError> {
-        None
-    }
-
     fn declared_arcs(&self) -> Option<(u64, String)> {
         Some((
             self.entries,

@@ -56,17 +56,23 @@ pub(crate) trait TextBody: Sync {
 
     /// Joins the `extra` of a piece whose lines are numbered `offset` before the file's
     /// to that of the lines before it (`file`, `file_arcs`): the earliest line of the
-    /// piece that is wrong given the lines before it, if any.
+    /// piece that is wrong given the lines before it, if any. Formats without extras
+    /// keep the default: nothing to join.
     fn join(
         &self,
-        file: &mut Self::Extra,
-        file_arcs: &mut ArcList,
-        piece: Self::Extra,
-        offset: u64,
-    ) -> Option<LineError>;
+        _file: &mut Self::Extra,
+        _file_arcs: &mut ArcList,
+        _piece: Self::Extra,
+        _offset: u64,
+    ) -> Option<LineError> {
+        None
+    }
 
-    /// How many arcs the header declares, and what to say of a line that holds one more.
-    fn declared_arcs(&self) -> Option<(u64, String)>;
+    /// How many arcs the header declares, and what to say of a line that holds one more
+    /// (none for formats without a declared count).
+    fn declared_arcs(&self) -> Option<(u64, String)> {
+        None
+    }
 }
 
 /// How the body is cut: pieces of about `piece_bytes`, `pieces_per_thread` of them per
