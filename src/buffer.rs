@@ -37,6 +37,16 @@ impl<T: Element> Buffer<T> {
         self.len() == 0
     }
 
+    /// The buffer's device address (a CUDA device pointer, an OpenCL `cl_mem`), to
+    /// hand to calls that take device memory; None for a host buffer.
+    pub fn device_address(&self) -> Option<usize> {
+        match &self.storage {
+            Storage::Host(_) => None,
+            Storage::OpenCl(device) => Some(device.address()),
+            Storage::Cuda(device) => Some(device.address()),
+        }
+    }
+
     /// The tier whose memory holds the buffer.
     pub fn tier(&self) -> Tier {
         self.tier

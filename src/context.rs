@@ -4,7 +4,7 @@
 use crate::buffer::{Buffer, Storage};
 use crate::graph::Graph;
 use crate::msf::{self, Forest, MsfOptions, Solver};
-use crate::tier::gpu::Gpu;
+use crate::tier::gpu::{Gpu, NativeHandles};
 use crate::tier::{self, probe, Backend, GpuKind, OpenSettings, Operation, Tier};
 use crate::types::{validate_offsets, DType, Element, Extreme, ScanKind, ScanOp};
 use crate::{Error, Result};
@@ -358,6 +358,93 @@ impl Context {
                 msf::minimum_spanning_forest(graph, options, Solver::Cuda(cuda))
             }),
         }
+    }
+
+    /// The minimum spanning forest of a graph already in device memory, written to
+    /// device memory (see [`msf::DeviceGraph`] and [`msf::DeviceOutput`]), on the
+    /// context's first GPU tier. Validation runs on the device and fails with the
+    /// messages [`Context::msf`] gives; a device call moves only a few words between
+    /// host and device (plus the forest's weights when a total is asked for).
+    ///
+    /// # Safety
+    /// Every address in `graph` and `output` is live memory of that tier (for OpenCL,
+    /// a valid `cl_mem` of the context in [`Context::native_handles`]) holding what
+    /// the fields say, not written by other work during the call; `output.queue` is
+    /// null or a live queue of the same context.
+    pub unsafe fn msf_on_device(
+        &self,
+        graph: &msf::DeviceGraph,
+        options: &MsfOptions,
+        output: &msf::DeviceOutput,
+    ) -> Result<msf::DeviceForest> {
+        // SAFETY (both arms): the caller's promise, passed on.
+        match self.gpu_backend()? {
+            Backend::OpenCl(cl) => self.on_cpu_threads(|| unsafe {
+                msf::minimum_spanning_forest_on_device(cl, Tier::OpenCl, graph, options, output)
+            }),
+            Backend::Cuda(cuda) => self.on_cpu_threads(|| unsafe {
+                msf::minimum_spanning_forest_on_device(cuda, Tier::Cuda, graph, options, output)
+            }),
+            Backend::Cpu(_) => unreachable!("gpu_backend returns GPU tiers"),
+        }
+    }
+
+    /// The context's first GPU tier and its native handles (context, queue, device),
+    /// for callers that allocate the device memory they pass in: OpenCL buffers must
+    /// be made in this `cl_context`. None when the context has no GPU tier.
+    pub fn native_handles(&self) -> Option<(Tier, NativeHandles)> {
+        match self.gpu_backend().ok()? {
+            Backend::OpenCl(cl) => Some((Tier::OpenCl, cl.native_handles())),
+            Backend::Cuda(cuda) => Some((Tier::Cuda, cuda.native_handles())),
+            Backend::Cpu(_) => None,
+        }
+    }
+
+    /// The caller's device memory (`len` elements at `address`) as a [`Buffer`] of the
+    /// context's first GPU tier, for the `*_buffer` primitives; gpumst never frees it.
+    ///
+    /// # Safety
+    /// `address` is live memory of that tier (as in [`Context::msf_on_device`]) holding
+    /// `len` elements of T, and stays so while the buffer lives.
+    pub unsafe fn wrap_device<T: Element>(&self, address: usize, len: usize) -> Result<Buffer<T>> {
+        // SAFETY (both arms): the caller's promise, passed on.
+        match self.gpu_backend()? {
+            Backend::OpenCl(cl) => Ok(Buffer::from_storage(
+                Tier::OpenCl,
+                Storage::OpenCl(unsafe { cl.wrap(address, len, "the device buffer")? }),
+            )),
+            Backend::Cuda(cuda) => Ok(Buffer::from_storage(
+                Tier::Cuda,
+                Storage::Cuda(unsafe { cuda.wrap(address, len, "the device buffer")? }),
+            )),
+            Backend::Cpu(_) => unreachable!("gpu_backend returns GPU tiers"),
+        }
+    }
+
+    /// The first GPU tier of the context (in preference order).
+    fn gpu_backend(&self) -> Result<&Backend> {
+        self.backends
+            .iter()
+            .find(|b| !matches!(b, Backend::Cpu(_)))
+            .ok_or_else(|| {
+                Error::backend_unavailable(format!(
+                    "device memory needs a GPU tier, and this context has only the {} tier ({}){}",
+                    self.backends[0].tier(),
+                    self.backends[0].device_name(),
+                    if self.skipped_tiers().is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            "; skipped: {}",
+                            self.skipped_tiers()
+                                .iter()
+                                .map(|(t, why)| format!("{t}: {why}"))
+                                .collect::<Vec<_>>()
+                                .join("; ")
+                        )
+                    }
+                ))
+            })
     }
 
     /// Runs `work` on the CPU tier's threads when the context has one (auto), else on

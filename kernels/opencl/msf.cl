@@ -616,3 +616,103 @@ __kernel void st_contract(__global const uint* la, __global const uint* lb,
         out_e[slot] = le[i];
     }
 }
+
+// ---- graphs already in device memory (src/tier/gpu/resident.rs) --------------------
+// The host path validates and derives keys on the host (src/msf/prepare.rs); these do
+// the same on the device, for arrays the caller hands over in device memory. Bad
+// positions go to `bad` by atomic minimum (NO_EDGE before): bad[0] the first edge with
+// u out of range, bad[1] with v out of range, bad[2] with a NaN weight.
+
+// Edges whose ends are not below `vertices`.
+__kernel void rs_check_ends(__global const uint* eu, __global const uint* ev, uint edges,
+                            ulong vertices, __global uint* bad) {
+    uint e = get_global_id(0);
+    if (e >= edges)
+        return;
+    if (eu[e] >= vertices)
+        atomic_min(&bad[0], e);
+    if (ev[e] >= vertices)
+        atomic_min(&bad[1], e);
+}
+
+// Keys of 32-bit weights (`kind` 0 uint, 1 int, 2 float; WeightKey::key in
+// prepare.rs), complemented for a descending order, and the first NaN.
+__kernel void rs_narrow_keys(__global const uint* weights, uint edges, uint kind,
+                             uint descending, __global uint* keys, __global uint* bad) {
+    uint e = get_global_id(0);
+    if (e >= edges)
+        return;
+    uint bits = weights[e];
+    uint key = bits;
+    if (kind == 1) {
+        key = bits ^ 0x80000000u;
+    } else if (kind == 2) {
+        if ((bits & 0x7FFFFFFFu) > 0x7F800000u)
+            atomic_min(&bad[2], e);
+        if ((bits & 0x7FFFFFFFu) == 0)
+            bits = 0; // -0.0 and 0.0 are one weight
+        key = (bits >> 31) ? ~bits : (bits | 0x80000000u);
+    }
+    keys[e] = descending ? ~key : key;
+}
+
+// The same for 64-bit weights (`kind` 0 ulong, 1 long, 2 double).
+__kernel void rs_wide_keys(__global const ulong* weights, uint edges, uint kind,
+                           uint descending, __global ulong* keys, __global uint* bad) {
+    uint e = get_global_id(0);
+    if (e >= edges)
+        return;
+    ulong bits = weights[e];
+    ulong key = bits;
+    const ulong sign = 0x8000000000000000ul;
+    if (kind == 1) {
+        key = bits ^ sign;
+    } else if (kind == 2) {
+        if ((bits & ~sign) > 0x7FF0000000000000ul)
+            atomic_min(&bad[2], e);
+        if ((bits & ~sign) == 0)
+            bits = 0;
+        key = (bits & sign) ? ~bits : (bits | sign);
+    }
+    keys[e] = descending ? ~key : key;
+}
+
+// Every `stride`-th key, for the light phases' thresholds (light_thresholds).
+__kernel void rs_sample_keys(__global const Key* keys, ulong stride, uint count,
+                             __global ulong* sample) {
+    uint j = get_global_id(0);
+    if (j < count)
+        sample[j] = key_of(keys, (uint)(j * stride));
+}
+
+// 1 for each edge in the forest, 0 for the others (summed by the scan primitive).
+__kernel void rs_forest_flags(__global const uchar* in_forest, uint edges,
+                              __global uint* ranks) {
+    uint e = get_global_id(0);
+    if (e < edges)
+        ranks[e] = in_forest[e] ? 1 : 0;
+}
+
+// The forest's edge ids in ascending order: ranks holds the inclusive sums of the flags.
+__kernel void rs_forest_ids(__global const uchar* in_forest, __global const uint* ranks,
+                            uint edges, __global ulong* ids) {
+    uint e = get_global_id(0);
+    if (e < edges && in_forest[e])
+        ids[ranks[e] - 1] = e;
+}
+
+// The weights of the forest's edges, in its order (the host sums them as it does its
+// own forests, so totals match bit for bit): `wide` selects 8-byte weights.
+__kernel void rs_forest_weights(__global const uint* weights, __global const ulong* ids,
+                                uint count, uint wide, __global uint* out) {
+    uint i = get_global_id(0);
+    if (i >= count)
+        return;
+    uint e = (uint)ids[i];
+    if (wide) {
+        out[2 * i] = weights[2 * e];
+        out[2 * i + 1] = weights[2 * e + 1];
+    } else {
+        out[i] = weights[e];
+    }
+}

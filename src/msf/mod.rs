@@ -6,6 +6,7 @@ mod boruvka;
 mod contract;
 mod filter_kruskal;
 mod kruskal;
+mod on_device;
 mod prepare;
 mod prim;
 mod radix;
@@ -26,6 +27,8 @@ use crate::tier::gpu::{self, Device, Gpu};
 use crate::tier::opencl::OpenClTier;
 pub use crate::types::Algorithm;
 use crate::{alloc, profile, Error, Result, Tier};
+pub(crate) use on_device::minimum_spanning_forest_on_device;
+pub use on_device::{DeviceForest, DeviceGraph, DeviceOutput};
 use prepare::{Prepared, Priority, WeightKey};
 use union_find::UnionFind;
 
@@ -383,17 +386,23 @@ fn chosen_ids(
 fn total_weight<W: WeightKey>(weights: Option<&[W]>, ids: &[u64]) -> TotalWeight {
     match weights {
         None => TotalWeight::Int(ids.len() as i128),
-        Some(w) if W::FLOAT => TotalWeight::Float(
-            ids.iter()
-                .fold(0.0, |sum, &id| sum + w[id as usize].as_f64()),
-        ),
-        // Integer sums are exact in any order.
-        Some(w) => TotalWeight::Int(
-            ids.par_iter()
+        Some(w) => sum_of_weights(ids.len(), |i| w[ids[i] as usize]),
+    }
+}
+
+/// Sum of `count` weights taken in order by `weight`: floats added one after another
+/// in f64 (so every tier's total is the same to the bit), integers exactly in any order.
+fn sum_of_weights<W: WeightKey>(count: usize, weight: impl Fn(usize) -> W + Sync) -> TotalWeight {
+    if W::FLOAT {
+        TotalWeight::Float((0..count).fold(0.0, |sum, i| sum + weight(i).as_f64()))
+    } else {
+        TotalWeight::Int(
+            (0..count)
+                .into_par_iter()
                 .with_min_len(1 << 14)
-                .map(|&id| w[id as usize].as_i128())
+                .map(|i| weight(i).as_i128())
                 .sum(),
-        ),
+        )
     }
 }
 

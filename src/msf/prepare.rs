@@ -292,10 +292,7 @@ pub(crate) fn endpoints<'a>(graph: &Graph<'a>, ignore_weights: bool) -> Result<E
             }
             for (name, ends) in [("u", u), ("v", v)] {
                 if let Some(i) = first_out_of_range(ends, num_vertices) {
-                    return Err(invalid(format!(
-                        "edge {i}: {name} = {} is out of range for {num_vertices} vertices",
-                        ends[i]
-                    )));
+                    return Err(end_out_of_range(name, i, ends[i], num_vertices));
                 }
             }
             Ok(Endpoints {
@@ -393,7 +390,7 @@ fn first_out_of_range(ids: &[u32], n: usize) -> Option<usize> {
     ids.iter().position(|&x| x as usize >= n)
 }
 
-fn check_vertex_count(n: usize) -> Result<()> {
+pub(crate) fn check_vertex_count(n: usize) -> Result<()> {
     if n as u64 > 1 << 32 {
         return Err(Error::invalid_argument(format!(
             "{n} vertices: vertex ids are 32-bit, so at most 2^32 vertices"
@@ -537,8 +534,21 @@ fn reject_nan<W: WeightKey>(weights: &[W], ids: Option<&[u64]>, num_edges: usize
         Some(i) => ids.map_or(i as u64, |ids| ids[i]),
         None => weights.iter().position(|w| w.is_nan()).unwrap_or(0) as u64,
     };
-    let what = if ids.is_some() { "CSR entry" } else { "edge" };
-    Err(invalid(format!("{what} {id} has a NaN weight")))
+    Err(nan_weight(ids.is_some(), id))
+}
+
+/// The error for edge `edge` of an edge list whose end `name` (u or v) is `value`, not
+/// below `n` (host and device checks report it alike).
+pub(crate) fn end_out_of_range(name: &str, edge: usize, value: u32, n: usize) -> Error {
+    invalid(format!(
+        "edge {edge}: {name} = {value} is out of range for {n} vertices"
+    ))
+}
+
+/// The error for a NaN weight at edge `id` (or CSR entry, for `csr`).
+pub(crate) fn nan_weight(csr: bool, id: u64) -> Error {
+    let what = if csr { "CSR entry" } else { "edge" };
+    invalid(format!("{what} {id} has a NaN weight"))
 }
 
 pub(crate) fn device_keys<'a, W: WeightKey>(

@@ -8,6 +8,7 @@
 pub(crate) mod cpu;
 pub(crate) mod cuda;
 pub(crate) mod gpu;
+pub use gpu::NativeHandles;
 pub(crate) mod opencl;
 pub mod probe;
 

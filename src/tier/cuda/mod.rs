@@ -432,11 +432,13 @@ pub(crate) struct CudaDevice {
 pub(crate) struct CudaMemory {
     pointer: sys::CUdeviceptr,
     context: Arc<Context>,
+    /// False for the caller's memory (`wrap`), which the caller frees.
+    owned: bool,
 }
 
 impl Drop for CudaMemory {
     fn drop(&mut self) {
-        if self.context.bind().is_ok() {
+        if self.owned && self.context.bind().is_ok() {
             // SAFETY: allocated from the pool on this stream; freed once, after the
             // work already issued to the stream (which may still read it).
             unsafe {
@@ -756,7 +758,107 @@ impl gpu::Device for CudaDevice {
         Ok(CudaMemory {
             pointer,
             context: self.context.clone(),
+            owned: true,
         })
+    }
+
+    unsafe fn wrap(&self, address: usize, bytes: usize, what: &str) -> Result<CudaMemory> {
+        self.context.bind()?;
+        let pointer = address as sys::CUdeviceptr;
+        let not_ours = |why: String| {
+            Error::invalid_argument(format!(
+                "{what}: {pointer:#x} is not device memory gpumst can use on {} ({why})",
+                self.name
+            ))
+        };
+        let mut ordinal: i32 = -1;
+        // SAFETY: the driver checks the address itself (any value is allowed) and
+        // writes one int.
+        let found = unsafe {
+            sys::cuPointerGetAttribute(
+                (&mut ordinal as *mut i32).cast(),
+                sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                pointer,
+            )
+        };
+        if found != sys::CUresult::CUDA_SUCCESS {
+            return Err(not_ours(format!(
+                "the driver does not know the address: {found:?}"
+            )));
+        }
+        // CUdevice handles are ordinals.
+        if ordinal != self.context.device {
+            return Err(not_ours(format!("it lies on device {ordinal}")));
+        }
+        let mut owner: sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: writes one context handle (null for memory of no one context, such as
+        // stream-ordered pools).
+        unsafe {
+            sys::cuPointerGetAttribute(
+                (&mut owner as *mut sys::CUcontext).cast(),
+                sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_CONTEXT,
+                pointer,
+            )
+        };
+        if !owner.is_null() && owner != self.context.context {
+            return Err(not_ours(
+                "it belongs to another CUDA context than the device's primary one, which gpumst and the CUDA runtime use".into(),
+            ));
+        }
+        let (mut base, mut size) = (0, 0);
+        // SAFETY: writes the allocation's base and size for a known address.
+        let ranged = unsafe { sys::cuMemGetAddressRange_v2(&mut base, &mut size, pointer) };
+        if ranged == sys::CUresult::CUDA_SUCCESS {
+            let room = (base + size as u64).saturating_sub(pointer);
+            if room < bytes as u64 {
+                return Err(Error::invalid_argument(format!(
+                    "{what}: the device allocation at {pointer:#x} holds {room} bytes from there, but {bytes} are needed"
+                )));
+            }
+        }
+        Ok(CudaMemory {
+            pointer,
+            context: self.context.clone(),
+            owned: false,
+        })
+    }
+
+    unsafe fn follow(&self, queue: *mut std::ffi::c_void) -> Result<()> {
+        self.context.bind()?;
+        let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
+            .map_err(self.err("cuEventCreate"))?;
+        // SAFETY: the caller's stream is live (the caller's promise); the event was
+        // made above and is destroyed below, after the wait is enqueued (the driver
+        // keeps what the wait needs).
+        let outcome = unsafe {
+            result::event::record(event, queue as sys::CUstream)
+                .map_err(self.err("cuEventRecord on the caller's stream"))
+                .and_then(|()| {
+                    result::stream::wait_event(
+                        self.stream(),
+                        event,
+                        sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+                    )
+                    .map_err(self.err("cuStreamWaitEvent"))
+                })
+        };
+        // SAFETY: made above; no longer recorded.
+        unsafe {
+            let _ = result::event::destroy(event);
+        }
+        outcome
+    }
+
+    fn native_handles(&self) -> gpu::NativeHandles {
+        gpu::NativeHandles {
+            context: self.context.context.cast(),
+            queue: self.context.stream.cast(),
+            device: std::ptr::null_mut(),
+        }
+    }
+
+    fn address(memory: &CudaMemory) -> usize {
+        memory.pointer as usize
     }
 
     fn handle(memory: &CudaMemory) -> sys::CUdeviceptr {

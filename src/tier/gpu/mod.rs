@@ -61,6 +61,27 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     type HostWords;
 
     fn alloc(&self, bytes: usize) -> Result<Self::Memory>;
+    /// The caller's device memory at `address` (a CUDA device pointer, an OpenCL
+    /// `cl_mem`) as a `Memory` that does not free it, after checking that it belongs to
+    /// this device and holds `bytes` bytes from there; `what` names the array in errors.
+    ///
+    /// # Safety
+    /// `address` is a live allocation of the caller's (for OpenCL a valid `cl_mem`:
+    /// the check itself calls the driver on it), and it stays so, untouched by other
+    /// work, until the returned value is dropped.
+    unsafe fn wrap(&self, address: usize, bytes: usize, what: &str) -> Result<Self::Memory>;
+    /// Orders the work issued after this call behind the work the caller issued so far
+    /// to its `queue` (a `CUstream` or `cl_command_queue`; null: nothing to wait for).
+    ///
+    /// # Safety
+    /// A non-null `queue` is a live queue of this tier's context.
+    unsafe fn follow(&self, queue: *mut std::ffi::c_void) -> Result<()>;
+    /// The native handles of the device's context and queue (`CUcontext` and
+    /// `CUstream`, or `cl_context`, `cl_command_queue` and `cl_device_id`), for callers
+    /// that allocate the memory they pass to `wrap`.
+    fn native_handles(&self) -> NativeHandles;
+    /// The memory's address as callers know it (the device pointer, the `cl_mem`).
+    fn address(memory: &Self::Memory) -> usize;
     fn handle(memory: &Self::Memory) -> Self::Handle;
     /// Writes `data` at byte `offset` (blocking: `data` may be dropped on return).
     fn write(&self, memory: &mut Self::Memory, offset: usize, data: &[u8]) -> Result<()>;
@@ -108,6 +129,17 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     fn time<R>(&self, work: impl FnOnce() -> Result<R>) -> Result<(R, Option<f64>)> {
         Ok((work()?, None))
     }
+}
+
+/// A GPU tier's own driver objects, as their raw handles (null where the tier has none).
+#[derive(Clone, Copy, Debug)]
+pub struct NativeHandles {
+    /// `CUcontext` (the device's primary context) or `cl_context`.
+    pub context: *mut std::ffi::c_void,
+    /// `CUstream` or `cl_command_queue`: the queue gpumst issues its work to.
+    pub queue: *mut std::ffi::c_void,
+    /// `cl_device_id` (OpenCL); null for CUDA, whose device is the context's.
+    pub device: *mut std::ffi::c_void,
 }
 
 /// What the drivers need to know about a device, filled in by the tier that opens it.
@@ -358,6 +390,57 @@ impl<D: Device> Gpu<D> {
         Ok(true)
     }
 
+    /// The caller's device memory at `address` as a buffer of `len` elements (not
+    /// counted by the meter, never freed by gpumst).
+    ///
+    /// # Safety
+    /// As [`Device::wrap`].
+    pub(crate) unsafe fn wrap<T>(
+        &self,
+        address: usize,
+        len: usize,
+        what: &str,
+    ) -> Result<DeviceBuffer<D, T>> {
+        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
+            Error::invalid_argument(format!("{what}: {len} elements do not fit in memory"))
+        })?;
+        if address == 0 {
+            return Err(Error::invalid_argument(format!(
+                "{what} is a null device address"
+            )));
+        }
+        // SAFETY: passed on from the caller.
+        let memory = self.driver("wrapping device memory", || unsafe {
+            self.device.wrap(address, bytes, what)
+        })?;
+        Ok(DeviceBuffer {
+            memory,
+            len,
+            capacity: len,
+            bytes: 0,
+            meter: self.meter.clone(),
+            element: PhantomData,
+        })
+    }
+
+    /// See [`Device::follow`].
+    ///
+    /// # Safety
+    /// As [`Device::follow`].
+    pub(crate) unsafe fn follow(&self, queue: *mut std::ffi::c_void) -> Result<()> {
+        if queue.is_null() {
+            return Ok(());
+        }
+        // SAFETY: passed on from the caller.
+        self.driver("waiting for the caller's queue", || unsafe {
+            self.device.follow(queue)
+        })
+    }
+
+    pub(crate) fn native_handles(&self) -> NativeHandles {
+        self.device.native_handles()
+    }
+
     /// A device copy of `data`.
     fn upload<T: Plain>(&self, data: &[T]) -> Result<DeviceBuffer<D, T>> {
         let mut buffer = self.alloc::<T>(data.len())?;
@@ -518,6 +601,11 @@ impl<D: Device, T> DeviceBuffer<D, T> {
 
     fn arg(&self) -> Arg<D> {
         Arg::Mem(D::handle(&self.memory))
+    }
+
+    /// See [`Device::address`].
+    pub(crate) fn address(&self) -> usize {
+        D::address(&self.memory)
     }
 }
 

@@ -14,6 +14,8 @@
 
 use std::borrow::Cow;
 
+pub(crate) mod resident;
+
 use super::{Arg, Device, DeviceBuffer, Gpu, ProgramKind};
 use crate::types::{Algorithm, ScanKind, ScanOp};
 use crate::{alloc, Error, Result, Status};
@@ -174,18 +176,7 @@ pub(crate) fn solve<D: Device>(
     };
     let m = problem.u.len();
     let n = problem.num_vertices;
-    // Positions and vertex ids are 32-bit on the device, and NO_EDGE is reserved;
-    // Borůvka keeps two entries per edge.
-    let limit = if matches!(algorithm, Algorithm::Boruvka | Algorithm::Prim) {
-        (u32::MAX / 2) as usize
-    } else {
-        u32::MAX as usize
-    };
-    if m >= limit {
-        return Err(Error::invalid_argument(format!(
-            "{algorithm} on a GPU tier handles fewer than {limit} edges (this graph has {m}); use the CPU tier"
-        )));
-    }
+    check_edge_count(algorithm, m)?;
     if m == 0 || n == 0 {
         return Ok((alloc::zeroed(m, "the chosen-edge flags")?, timings));
     }
@@ -220,7 +211,16 @@ pub(crate) fn solve<D: Device>(
         keys: keys.arg(),
         in_forest: &in_forest,
     };
-    let ((), device_ms) = tier.time(|| run.algorithm(problem, algorithm))?;
+    let thresholds = light_thresholds(m, n, |stride| {
+        let key = |i: usize| match &problem.keys {
+            Some(DeviceKeys::Narrow(k)) => Some(k[i] as u64),
+            Some(DeviceKeys::Wide(k)) => Some(k[i]),
+            None => None,
+        };
+        Ok((0..SAMPLE).map(|j| key(j * stride)).collect())
+    })?;
+    let ((), device_ms) =
+        tier.time(|| run.algorithm(n, m, algorithm, &thresholds, Some(problem)))?;
     timings.compute_device_ms = device_ms;
     lap(&mut timings.compute_ms);
     let mut chosen: Vec<u8> = alloc::zeroed(m, "the forest's edge flags")?;
@@ -230,32 +230,43 @@ pub(crate) fn solve<D: Device>(
     Ok((chosen, timings))
 }
 
+/// Refuses edge counts the device kernels cannot index: positions and vertex ids are
+/// 32-bit on the device, NO_EDGE is reserved, and Borůvka keeps two entries per edge.
+fn check_edge_count(algorithm: Algorithm, m: usize) -> Result<()> {
+    let limit = if matches!(algorithm, Algorithm::Boruvka | Algorithm::Prim) {
+        (u32::MAX / 2) as usize
+    } else {
+        u32::MAX as usize
+    };
+    if m >= limit {
+        return Err(Error::invalid_argument(format!(
+            "{algorithm} on a GPU tier handles fewer than {limit} edges (this graph has {m}); use the CPU tier"
+        )));
+    }
+    Ok(())
+}
+
 /// Upper keys of the light phases (ascending, distinct, below u64::MAX): the keys
-/// below which about n/2, n and 2n edges lie (a sorted sample), when filtering pays. A
+/// below which about n/2, n and 2n edges lie (a sorted sample of the m keys), when
+/// filtering pays. A
 /// forest needs fewer than n edges, so most heavy edges of a dense enough graph never
 /// enter a round; and the phases stay small, so few of their rounds go to the many
 /// parallel edges left between the last big trees of a phase. (tools/
 /// simulate_filter_phases.py counts it: on a random graph of 2^20 vertices and 2^23
 /// edges and an R-MAT graph of scale 20, these three phases take 0.26 and 0.30 of the
 /// edge-rounds of a single light phase up to 2n.)
-fn light_thresholds(problem: &DeviceProblem<'_>, n: usize) -> Vec<u64> {
-    const SAMPLE: usize = 4096;
+fn light_thresholds(
+    m: usize,
+    n: usize,
+    sample: impl FnOnce(usize) -> Result<Option<Vec<u64>>>,
+) -> Result<Vec<u64>> {
     /// Edges below each threshold, in halves of n.
     const HALF_N_MULTIPLES: [usize; 3] = [1, 2, 4];
-    let m = problem.u.len();
     if m < 4 * n || m < 4 * SAMPLE {
-        return Vec::new();
+        return Ok(Vec::new());
     }
-    let key = |i: usize| match &problem.keys {
-        Some(DeviceKeys::Narrow(k)) => Some(k[i] as u64),
-        Some(DeviceKeys::Wide(k)) => Some(k[i]),
-        None => None,
-    };
-    let Some(mut sample) = (0..SAMPLE)
-        .map(|j| key(j * (m / SAMPLE)))
-        .collect::<Option<Vec<u64>>>()
-    else {
-        return Vec::new();
+    let Some(mut sample) = sample(m / SAMPLE)? else {
+        return Ok(Vec::new());
     };
     sample.sort_unstable();
     let mut thresholds: Vec<u64> = HALF_N_MULTIPLES
@@ -265,8 +276,12 @@ fn light_thresholds(problem: &DeviceProblem<'_>, n: usize) -> Vec<u64> {
         .filter(|&key| key < u64::MAX)
         .collect();
     thresholds.dedup();
-    thresholds
+    Ok(thresholds)
 }
+
+/// Keys sampled for `light_thresholds`: the key at every `stride`-th position, SAMPLE
+/// of them (the sampler gets the stride and returns None for a graph without keys).
+const SAMPLE: usize = 4096;
 
 /// Refuses graphs whose working set cannot fit the device, before allocating.
 fn check_capacity<D: Device>(
@@ -408,12 +423,22 @@ struct Run<'a, D: Device> {
 
 impl<D: Device> Run<'_, D> {
     /// Runs `algorithm` to the end (the device work finished).
-    fn algorithm(&self, problem: &DeviceProblem<'_>, algorithm: Algorithm) -> Result<()> {
+    /// `thresholds` are the light phases' (see `light_thresholds`); Prim builds its
+    /// adjacency from `problem` on the host.
+    fn algorithm(
+        &self,
+        n: usize,
+        m: usize,
+        algorithm: Algorithm,
+        thresholds: &[u64],
+        problem: Option<&DeviceProblem<'_>>,
+    ) -> Result<()> {
         let tier = self.tier;
-        let (n, m) = (problem.num_vertices, problem.u.len());
         match algorithm {
             Algorithm::Boruvka => self.vineet_boruvka(n, m)?,
-            Algorithm::Prim => self.prim(problem)?,
+            Algorithm::Prim => self.prim(problem.ok_or_else(|| {
+                Error::internal("prim on a device needs the graph's host arrays")
+            })?)?,
             // Only strut and auto take minima by atomics (Best); boruvka scans, prim reduces.
             Algorithm::Strut => self.strut(n, m, &mut Best::new(tier, self.config, n)?)?,
             _ => {
@@ -424,7 +449,7 @@ impl<D: Device> Run<'_, D> {
                 self.iota(&parent, n)?;
                 let mut phase = Phase::new(tier, self.config, n, m)?;
                 let mut lowest = 0;
-                for highest in light_thresholds(problem, n) {
+                for &highest in thresholds {
                     self.edge_centric(&mut phase, &parent, lowest, highest)?;
                     // The next phase's first round then finds every root in one step.
                     self.launch("uf_flatten", n, &[parent.arg(), Arg::U32(n as u32)])?;

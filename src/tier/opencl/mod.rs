@@ -280,6 +280,58 @@ impl gpu::Device for OpenClDevice {
         .map_err(|e| self.cl_error("clCreateBuffer", e))
     }
 
+    unsafe fn wrap(&self, address: usize, bytes: usize, what: &str) -> Result<Buffer<u8>> {
+        let memory = address as cl_mem;
+        let info = |name| opencl3::memory::get_mem_object_info(memory, name);
+        let not_ours = |why: String| {
+            Error::invalid_argument(format!(
+                "{what}: {address:#x} is not an OpenCL buffer gpumst can use on {} ({why})",
+                self.name
+            ))
+        };
+        let owner = info(opencl3::memory::CL_MEM_CONTEXT)
+            .map_err(|e| not_ours(format!("clGetMemObjectInfo: {}", ClError(e))))?;
+        if isize::from(owner) as usize != self.context.get() as usize {
+            return Err(not_ours(
+                "it was made in another cl_context; make it in gpumst's (gpumst_context_native)"
+                    .into(),
+            ));
+        }
+        let size: usize = info(opencl3::memory::CL_MEM_SIZE)
+            .map_err(|e| not_ours(format!("clGetMemObjectInfo: {}", ClError(e))))?
+            .into();
+        if size < bytes {
+            return Err(Error::invalid_argument(format!(
+                "{what}: the OpenCL buffer holds {size} bytes, but {bytes} are needed"
+            )));
+        }
+        // SAFETY: a valid cl_mem of this context (checked above, and the caller's
+        // promise); the reference taken here is the one Buffer's Drop releases, so the
+        // caller's own reference is untouched.
+        unsafe { opencl3::memory::retain_mem_object(memory) }
+            .map_err(|e| self.cl_error("clRetainMemObject", ClError(e)))?;
+        Ok(Buffer::new(memory))
+    }
+
+    unsafe fn follow(&self, queue: *mut c_void) -> Result<()> {
+        // The caller's queue may be of another device of the context, so its work is
+        // waited for from the host: simple, and only as long as that work takes.
+        opencl3::command_queue::finish(queue as opencl3::types::cl_command_queue)
+            .map_err(|e| self.cl_error("clFinish on the caller's queue", ClError(e)))
+    }
+
+    fn native_handles(&self) -> gpu::NativeHandles {
+        gpu::NativeHandles {
+            context: self.context.get().cast(),
+            queue: self.queue.get().cast(),
+            device: self.context.default_device().cast(),
+        }
+    }
+
+    fn address(memory: &Buffer<u8>) -> usize {
+        memory.get() as usize
+    }
+
     fn handle(memory: &Buffer<u8>) -> cl_mem {
         memory.get()
     }

@@ -1,0 +1,368 @@
+//! The minimum spanning forest of a graph whose arrays are already in device memory
+//! (the caller's CUDA pointers or OpenCL buffers): validation, weight keys, the light
+//! phases' sample and the forest's edge ids all stay on the device, so the host moves
+//! only a few words, plus the forest's weights when the caller wants its total.
+
+use std::borrow::Cow;
+
+use super::{
+    check_capacity, light_thresholds, DeviceKeys, DeviceProblem, DeviceTimings, KernelConfig,
+    KeyBuffer, Run, SAMPLE,
+};
+use crate::tier::gpu::{Arg, Device, DeviceBuffer, Gpu, Plain, ProgramKind};
+use crate::types::{Algorithm, DType, Element, ScanKind, ScanOp};
+use crate::{alloc, Error, Result};
+
+/// An edge list in device memory: addresses as the tier knows them (CUDA device
+/// pointers, OpenCL `cl_mem` handles).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ResidentEdges {
+    pub num_vertices: usize,
+    pub num_edges: usize,
+    pub u: usize,
+    pub v: usize,
+    /// Weights of the call's element type; None: unweighted.
+    pub weights: Option<usize>,
+}
+
+/// What to compute and where the result goes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ResidentRequest {
+    pub algorithm: Algorithm,
+    /// Descending keys (a maximum spanning forest).
+    pub descending: bool,
+    /// Also bring the forest's weights to the host (for its total weight).
+    pub forest_weights: bool,
+    /// The caller's queue to follow (0: none).
+    pub queue: usize,
+    /// Device memory for min(n - 1, m) u64 edge ids (unused when that is 0).
+    pub ids_out: usize,
+}
+
+/// Which check a device graph failed first, in the order the host path checks them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Finding {
+    /// Edge `edge` has `u` (or, when the bool is false, `v`) = `value` out of range.
+    EndOutOfRange {
+        u: bool,
+        edge: usize,
+        value: u32,
+    },
+    NanWeight {
+        edge: usize,
+    },
+}
+
+pub(crate) enum ResidentOutcome<W> {
+    Forest {
+        /// Edges written to `ids_out`.
+        count: usize,
+        /// Their weights in the same order, when asked for (and the graph has some).
+        weights: Option<Vec<W>>,
+        timings: DeviceTimings,
+    },
+    Invalid(Finding),
+}
+
+/// Where `W`'s weights find their keys: as they are (unsigned, ascending) or by
+/// `rs_narrow_keys` / `rs_wide_keys` with this kind (see msf.cl).
+fn key_kind(dtype: DType) -> u32 {
+    match dtype {
+        DType::U32 | DType::U64 => 0,
+        DType::I32 | DType::I64 => 1,
+        DType::F32 | DType::F64 => 2,
+    }
+}
+
+const NO_POSITION: u32 = u32::MAX;
+
+/// Solves `edges` (weights of type W) on `tier`, writing the forest's edge ids in
+/// ascending order to `request.ids_out`. `adjacency` builds Prim's CSR on the host
+/// (Prim alone brings the graph over).
+///
+/// # Safety
+/// Every address in `edges` and `request` is live device memory of this tier holding
+/// what its documentation says, left alone by other work until this returns (the
+/// caller's queue is followed first); `request.queue` is null or a live queue of the
+/// tier's context.
+pub(crate) unsafe fn solve<D: Device, W: Element>(
+    tier: &Gpu<D>,
+    edges: &ResidentEdges,
+    request: &ResidentRequest,
+    adjacency: fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>,
+) -> Result<ResidentOutcome<W>> {
+    let mut timings = DeviceTimings::default();
+    let held_before = tier.meter.reset_peak();
+    let mut clock = std::time::Instant::now();
+    let mut lap = |slot: &mut f64| {
+        *slot = clock.elapsed().as_secs_f64() * 1e3;
+        clock = std::time::Instant::now();
+    };
+    let (n, m) = (edges.num_vertices, edges.num_edges);
+    let algorithm = request.algorithm;
+    super::check_edge_count(algorithm, m)?;
+    let capacity = n.saturating_sub(1).min(m);
+    // SAFETY (every wrap and follow below): the caller's promise.
+    unsafe { tier.follow(request.queue as *mut std::ffi::c_void)? };
+    let eu = unsafe { tier.wrap::<u32>(edges.u, m, "u")? };
+    let ev = unsafe { tier.wrap::<u32>(edges.v, m, "v")? };
+    let ids = match capacity {
+        0 => None,
+        _ => Some(unsafe { tier.wrap::<u64>(request.ids_out, capacity, "the forest's edge ids")? }),
+    };
+    let weights = match edges.weights {
+        Some(address) => Some(unsafe { tier.wrap::<W>(address, m, "weights")? }),
+        None => None,
+    };
+    if m == 0 {
+        return Ok(ResidentOutcome::Forest {
+            count: 0,
+            weights: request.forest_weights.then(Vec::new),
+            timings,
+        });
+    }
+    if n == 0 {
+        // Every end is out of range; name the first as the host does.
+        let value = tier.read_one(&eu, 0)?;
+        return Ok(ResidentOutcome::Invalid(Finding::EndOutOfRange {
+            u: true,
+            edge: 0,
+            value,
+        }));
+    }
+    let wide = W::DTYPE.size() == 8;
+    let config = KernelConfig {
+        keys: match weights {
+            None => 0,
+            Some(_) if wide => 2,
+            Some(_) => 1,
+        },
+        atom64: tier.settings.int64_atomics,
+    };
+    check_capacity(tier, algorithm, n, m, [0, 4, 8][config.keys as usize])?;
+    let program = tier.program(ProgramKind::Msf(config))?;
+    let run_on =
+        |name: &str, items: usize, args: &[Arg<D>]| tier.launch(&program, name, items, 0, args);
+
+    // Validation and keys, one pass each over the ends and the weights.
+    let mut bad = tier.alloc::<u32>(3)?;
+    tier.fill(&mut bad, NO_POSITION, 3)?;
+    run_on(
+        "rs_check_ends",
+        m,
+        &[
+            eu.arg(),
+            ev.arg(),
+            Arg::U32(m as u32),
+            Arg::U64(n as u64),
+            bad.arg(),
+        ],
+    )?;
+    let keys = match &weights {
+        None => KeyBuffer::None(tier.alloc(0)?),
+        // Unsigned weights in ascending order are their own keys.
+        Some(_) if key_kind(W::DTYPE) == 0 && !request.descending => {
+            let address = edges.weights.expect("weights are present");
+            if wide {
+                KeyBuffer::Wide(unsafe { tier.wrap(address, m, "weights")? })
+            } else {
+                KeyBuffer::Narrow(unsafe { tier.wrap(address, m, "weights")? })
+            }
+        }
+        Some(w) => {
+            let convert = |name: &str, out: Arg<D>| {
+                run_on(
+                    name,
+                    m,
+                    &[
+                        w.arg(),
+                        Arg::U32(m as u32),
+                        Arg::U32(key_kind(W::DTYPE)),
+                        Arg::U32(request.descending as u32),
+                        out,
+                        bad.arg(),
+                    ],
+                )
+            };
+            if wide {
+                let keys = tier.alloc::<u64>(m)?;
+                convert("rs_wide_keys", keys.arg())?;
+                KeyBuffer::Wide(keys)
+            } else {
+                let keys = tier.alloc::<u32>(m)?;
+                convert("rs_narrow_keys", keys.arg())?;
+                KeyBuffer::Narrow(keys)
+            }
+        }
+    };
+    let mut found = [0u32; 3];
+    tier.read(&bad, &mut found)?;
+    if let Some(finding) = first_finding(tier, &found, &eu, &ev)? {
+        return Ok(ResidentOutcome::Invalid(finding));
+    }
+
+    let thresholds = if algorithm == Algorithm::Auto {
+        light_thresholds(m, n, |stride| {
+            if config.keys == 0 {
+                return Ok(None);
+            }
+            let sample = tier.alloc::<u64>(SAMPLE)?;
+            run_on(
+                "rs_sample_keys",
+                SAMPLE,
+                &[
+                    keys.arg(),
+                    Arg::U64(stride as u64),
+                    Arg::U32(SAMPLE as u32),
+                    sample.arg(),
+                ],
+            )?;
+            let mut host = vec![0u64; SAMPLE];
+            tier.read(&sample, &mut host)?;
+            Ok(Some(host))
+        })?
+    } else {
+        Vec::new()
+    };
+    let mut in_forest = tier.alloc::<u8>(m)?;
+    tier.fill(&mut in_forest, 0, m)?;
+    tier.finish()?;
+    lap(&mut timings.upload_ms);
+
+    let run = Run {
+        tier,
+        program: &program,
+        config,
+        eu: &eu,
+        ev: &ev,
+        keys: keys.arg(),
+        in_forest: &in_forest,
+    };
+    let ((), device_ms) = if algorithm == Algorithm::Prim {
+        // Prim grows from an adjacency the host builds: the graph comes over.
+        let (u, v, keys) = host_copy(tier, &eu, &ev, &keys)?;
+        let problem = DeviceProblem {
+            num_vertices: n,
+            u: &u,
+            v: &v,
+            keys,
+            adjacency,
+        };
+        tier.time(|| run.algorithm(n, m, algorithm, &[], Some(&problem)))?
+    } else {
+        tier.time(|| run.algorithm(n, m, algorithm, &thresholds, None))?
+    };
+    timings.compute_device_ms = device_ms;
+    lap(&mut timings.compute_ms);
+
+    // The forest's ids in ascending order: ranks by an inclusive scan of the flags.
+    let mut ranks = tier.alloc::<u32>(m)?;
+    run_on(
+        "rs_forest_flags",
+        m,
+        &[in_forest.arg(), Arg::U32(m as u32), ranks.arg()],
+    )?;
+    tier.scan_resident(&mut ranks, None, ScanOp::Sum, ScanKind::Inclusive)?;
+    let count = tier.read_one(&ranks, m - 1)? as usize;
+    if count > capacity {
+        return Err(Error::internal(format!(
+            "the device found a forest of {count} edges in a graph of {n} vertices and {m} edges"
+        )));
+    }
+    let forest_weights = match (&ids, &weights) {
+        (Some(ids), _) => {
+            run_on(
+                "rs_forest_ids",
+                m,
+                &[in_forest.arg(), ranks.arg(), Arg::U32(m as u32), ids.arg()],
+            )?;
+            match &weights {
+                Some(w) if request.forest_weights => {
+                    Some(gather_weights(tier, &program, w, ids, count)?)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    tier.finish()?;
+    lap(&mut timings.download_ms);
+    timings.peak_device_bytes = tier.meter.peak().saturating_sub(held_before);
+    Ok(ResidentOutcome::Forest {
+        count,
+        weights: forest_weights.or_else(|| request.forest_weights.then(Vec::new)),
+        timings,
+    })
+}
+
+/// The first failed check among the positions the kernels found (`found`: u out of
+/// range, v out of range, NaN weight), with the offending value read back.
+fn first_finding<D: Device>(
+    tier: &Gpu<D>,
+    found: &[u32; 3],
+    eu: &DeviceBuffer<D, u32>,
+    ev: &DeviceBuffer<D, u32>,
+) -> Result<Option<Finding>> {
+    for (u, ends, edge) in [(true, eu, found[0]), (false, ev, found[1])] {
+        if edge != NO_POSITION {
+            let edge = edge as usize;
+            let value = tier.read_one(ends, edge)?;
+            return Ok(Some(Finding::EndOutOfRange { u, edge, value }));
+        }
+    }
+    Ok((found[2] != NO_POSITION).then_some(Finding::NanWeight {
+        edge: found[2] as usize,
+    }))
+}
+
+/// The weights of the forest's `count` edges (ids in `ids`), in that order.
+fn gather_weights<D: Device, W: Element>(
+    tier: &Gpu<D>,
+    program: &D::Program,
+    weights: &DeviceBuffer<D, W>,
+    ids: &DeviceBuffer<D, u64>,
+    count: usize,
+) -> Result<Vec<W>> {
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    let gathered = tier.alloc::<W>(count)?;
+    tier.launch(
+        program,
+        "rs_forest_weights",
+        count,
+        0,
+        &[
+            weights.arg(),
+            ids.arg(),
+            Arg::U32(count as u32),
+            Arg::U32((W::DTYPE.size() == 8) as u32),
+            gathered.arg(),
+        ],
+    )?;
+    let mut host = alloc::filled(count, W::default(), "the forest's weights")?;
+    tier.read(&gathered, &mut host)?;
+    Ok(host)
+}
+
+/// The graph's ends and keys on the host, for Prim's adjacency.
+type HostCopy = (Vec<u32>, Vec<u32>, Option<DeviceKeys<'static>>);
+
+fn host_copy<D: Device>(
+    tier: &Gpu<D>,
+    eu: &DeviceBuffer<D, u32>,
+    ev: &DeviceBuffer<D, u32>,
+    keys: &KeyBuffer<D>,
+) -> Result<HostCopy> {
+    fn download<D: Device, T: Plain>(tier: &Gpu<D>, buffer: &DeviceBuffer<D, T>) -> Result<Vec<T>> {
+        let mut host = alloc::filled(buffer.len(), T::default(), "a host copy of the graph")?;
+        tier.read(buffer, &mut host)?;
+        Ok(host)
+    }
+    let keys = match keys {
+        KeyBuffer::None(_) => None,
+        KeyBuffer::Narrow(k) => Some(DeviceKeys::Narrow(Cow::Owned(download(tier, k)?))),
+        KeyBuffer::Wide(k) => Some(DeviceKeys::Wide(Cow::Owned(download(tier, k)?))),
+    };
+    Ok((download(tier, eu)?, download(tier, ev)?, keys))
+}

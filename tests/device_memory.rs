@@ -1,0 +1,340 @@
+//! Graphs and primitives in device memory (`Context::msf_on_device`,
+//! `Context::wrap_device`), on every GPU tier this machine has (OpenCL on PoCL in CI,
+//! CUDA on the device machine): forests edge for edge against the reference and
+//! against the host path, and the host path's error messages.
+
+use gpumst::msf::{DeviceForest, DeviceGraph, DeviceOutput};
+use gpumst::{
+    Algorithm, Buffer, Context, DType, Element, Graph, MsfOptions, Options, ScanKind, ScanOp,
+    Status, Tier, Weights,
+};
+
+mod common;
+use common::msf::{random_graph, reference, reference_total, RefWeight, Stream};
+
+/// Contexts of the GPU tiers present; absent ones are reported as skipped.
+fn gpu_tiers() -> Vec<Context> {
+    let mut contexts = Vec::new();
+    for tier in [Tier::OpenCl, Tier::Cuda] {
+        if !common::tier_selected(tier) {
+            eprintln!("device memory: {tier} tier skipped: not in GPUMST_TEST_TIERS");
+            continue;
+        }
+        match Context::new(&Options {
+            tier,
+            ..Options::default()
+        }) {
+            Ok(c) => contexts.push(c),
+            Err(e) => eprintln!("device memory: {tier} tier skipped: {}", e.message()),
+        }
+    }
+    if contexts.is_empty() {
+        eprintln!("SKIPPED device memory tests: this machine has no GPU tier");
+    }
+    contexts
+}
+
+/// A graph uploaded to `ctx`'s tier, with room for its forest.
+struct OnDevice<W: Element> {
+    u: Buffer<u32>,
+    v: Buffer<u32>,
+    w: Option<Buffer<W>>,
+    ids: Buffer<u64>,
+    n: usize,
+}
+
+impl<W: Element> OnDevice<W> {
+    fn new(ctx: &Context, n: usize, u: &[u32], v: &[u32], w: Option<&[W]>) -> Self {
+        let capacity = n.saturating_sub(1).min(u.len());
+        OnDevice {
+            u: ctx.upload(u).unwrap(),
+            v: ctx.upload(v).unwrap(),
+            w: w.map(|w| ctx.upload(w).unwrap()),
+            ids: ctx.upload(&vec![u64::MAX; capacity.max(1)]).unwrap(),
+            n,
+        }
+    }
+
+    fn graph(&self) -> DeviceGraph {
+        DeviceGraph {
+            num_vertices: self.n,
+            num_edges: self.u.len(),
+            u: self.u.device_address().expect("a device buffer"),
+            v: self.v.device_address().expect("a device buffer"),
+            weights: self
+                .w
+                .as_ref()
+                .map(|w| (w.device_address().expect("a device buffer"), W::DTYPE)),
+        }
+    }
+
+    fn solve(&self, ctx: &Context, options: &MsfOptions) -> gpumst::Result<DeviceForest> {
+        let output = DeviceOutput {
+            edge_ids: self.ids.device_address().unwrap(),
+            queue: 0,
+            total_weight: true,
+        };
+        // SAFETY: every address is a live buffer of ctx's tier made above, of the
+        // lengths the graph states.
+        unsafe { ctx.msf_on_device(&self.graph(), options, &output) }
+    }
+
+    /// The first `count` forest ids, read back.
+    fn ids(&self, ctx: &Context, count: usize) -> Vec<u64> {
+        let mut all = vec![0u64; self.ids.len()];
+        ctx.download(&self.ids, &mut all).unwrap();
+        all.truncate(count);
+        all
+    }
+}
+
+/// Every algorithm that takes device graphs, minimum and maximum, on every GPU tier:
+/// ids, component count and total weight against the reference.
+fn check<W: Element + RefWeight>(name: &str, n: usize, u: &[u32], v: &[u32], w: Option<&[W]>) {
+    for ctx in gpu_tiers() {
+        let graph = OnDevice::new(&ctx, n, u, v, w);
+        for maximum in [false, true] {
+            let (expected, components) = reference(n, u, v, w, maximum);
+            let total = reference_total(&expected, w);
+            for algorithm in Algorithm::ALL {
+                if algorithm == Algorithm::Kruskal {
+                    continue;
+                }
+                let options = MsfOptions {
+                    algorithm,
+                    maximum,
+                    ..MsfOptions::default()
+                };
+                let what = format!("{name} {algorithm} maximum={maximum} on {}", ctx.tier());
+                let forest = graph
+                    .solve(&ctx, &options)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert_eq!(forest.tier, ctx.tier(), "{what}");
+                assert_eq!(graph.ids(&ctx, forest.num_edges), expected, "{what}");
+                assert_eq!(forest.num_components, components, "{what}");
+                assert_eq!(forest.total_weight, Some(total), "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn forests_match_the_reference_for_every_weight_type() {
+    // The last graph is dense enough for the light phases (m >= 4n and 4 * 4096).
+    for (n, m, seed) in [(2, 1, 1), (17, 40, 2), (500, 2000, 3), (3000, 40_000, 4)] {
+        let (u, v) = random_graph(n, m, seed);
+        let mut s = Stream(seed * 11 + 5);
+        let raw: Vec<u64> = (0..m).map(|_| s.next()).collect();
+        let name = format!("random n={n} m={m}");
+        let w: Vec<u32> = raw.iter().map(|&x| (x % 100) as u32).collect();
+        check(&name, n, &u, &v, Some(&w));
+        let w: Vec<i32> = raw.iter().map(|&x| (x % 201) as i32 - 100).collect();
+        check(&name, n, &u, &v, Some(&w));
+        let w: Vec<u64> = raw.iter().map(|&x| x >> (x % 64)).collect();
+        check(&name, n, &u, &v, Some(&w));
+        let w: Vec<i64> = raw.iter().map(|&x| x as i64).collect();
+        check(&name, n, &u, &v, Some(&w));
+        // Signed zeros are one weight; infinities order as on the host.
+        let w: Vec<f32> = raw
+            .iter()
+            .map(|&x| match x % 50 {
+                0 => -0.0,
+                1 => f32::INFINITY,
+                2 => f32::NEG_INFINITY,
+                _ => (x % 1000) as f32 / 8.0 - 60.0,
+            })
+            .collect();
+        check(&name, n, &u, &v, Some(&w));
+        let w: Vec<f64> = raw.iter().map(|&x| (x >> 11) as f64 * 1e-9 - 4e6).collect();
+        check(&name, n, &u, &v, Some(&w));
+        check::<u32>(&name, n, &u, &v, None);
+    }
+}
+
+#[test]
+fn device_forests_equal_host_forests_with_isolated_vertices_and_self_loops() {
+    // Many isolated vertices (the host path renumbers them away; the device path
+    // keeps them) and self-loops.
+    let n = 100_000;
+    let (mut u, mut v) = random_graph(300, 5000, 9);
+    for e in (0..u.len()).step_by(7) {
+        v[e] = u[e];
+    }
+    u.iter_mut().for_each(|x| *x *= 300);
+    v.iter_mut().for_each(|x| *x *= 300);
+    let w: Vec<f32> = (0..u.len()).map(|e| ((e * 7919) % 211) as f32).collect();
+    for ctx in gpu_tiers() {
+        let host = ctx
+            .msf(
+                &Graph::EdgeList {
+                    num_vertices: n,
+                    u: &u,
+                    v: &v,
+                    weights: Some(Weights::F32(&w)),
+                },
+                &MsfOptions::default(),
+            )
+            .unwrap();
+        let graph = OnDevice::new(&ctx, n, &u, &v, Some(&w));
+        let forest = graph.solve(&ctx, &MsfOptions::default()).unwrap();
+        assert_eq!(graph.ids(&ctx, forest.num_edges), host.edges);
+        assert_eq!(forest.num_components, host.num_components);
+        assert_eq!(forest.total_weight, Some(host.total_weight));
+    }
+}
+
+/// The device path's error for `u`, `v`, `w` is the host path's, word for word.
+fn same_error<W: Element>(
+    ctx: &Context,
+    n: usize,
+    u: &[u32],
+    v: &[u32],
+    w: &[W],
+    wrap: fn(&[W]) -> Weights<'_>,
+) {
+    let host = ctx
+        .msf(
+            &Graph::EdgeList {
+                num_vertices: n,
+                u,
+                v,
+                weights: Some(wrap(w)),
+            },
+            &MsfOptions::default(),
+        )
+        .unwrap_err();
+    let device = OnDevice::new(ctx, n, u, v, Some(w))
+        .solve(ctx, &MsfOptions::default())
+        .unwrap_err();
+    assert_eq!(device.status(), host.status(), "{device} / {host}");
+    assert_eq!(device.message(), host.message());
+}
+
+#[test]
+fn invalid_graphs_give_the_host_paths_errors() {
+    for ctx in gpu_tiers() {
+        let w = [1u32, 2, 3, 4];
+        // The first bad u wins over an earlier bad v, as on the host.
+        same_error(&ctx, 4, &[0, 1, 9, 7], &[5, 2, 0, 1], &w, |w| {
+            Weights::U32(w)
+        });
+        same_error(&ctx, 4, &[0, 1, 2, 3], &[1, 2, 4, 8], &w, |w| {
+            Weights::U32(w)
+        });
+        let nan = [1.0f32, 2.0, f32::NAN, f32::NAN];
+        same_error(&ctx, 4, &[0, 1, 2, 3], &[1, 2, 3, 0], &nan, |w| {
+            Weights::F32(w)
+        });
+        let nan = [f64::NAN, 2.0, 1.0, 0.5];
+        same_error(&ctx, 4, &[0, 1, 2, 3], &[1, 2, 3, 0], &nan, |w| {
+            Weights::F64(w)
+        });
+        // A range error comes before a NaN, as on the host.
+        same_error(&ctx, 4, &[0, 1, 2, 3], &[1, 2, 4, 0], &nan, |w| {
+            Weights::F64(w)
+        });
+        same_error(&ctx, 0, &[0], &[0], &[1i64], |w| Weights::I64(w));
+    }
+}
+
+#[test]
+fn bad_calls_are_refused_with_a_reason() {
+    let cpu = Context::new(&Options {
+        tier: Tier::Cpu,
+        ..Options::default()
+    })
+    .unwrap();
+    let graph = DeviceGraph {
+        num_vertices: 2,
+        num_edges: 1,
+        u: 0x1000,
+        v: 0x2000,
+        weights: None,
+    };
+    let output = DeviceOutput {
+        edge_ids: 0x3000,
+        queue: 0,
+        total_weight: false,
+    };
+    // SAFETY: refused before any address is used (the context has no GPU tier).
+    let e = unsafe { cpu.msf_on_device(&graph, &MsfOptions::default(), &output) }.unwrap_err();
+    assert_eq!(e.status(), Status::BackendUnavailable, "{e}");
+    assert!(
+        e.message().contains("device memory needs a GPU tier"),
+        "{e}"
+    );
+    assert!(cpu.native_handles().is_none());
+
+    for ctx in gpu_tiers() {
+        let (tier, handles) = ctx.native_handles().expect("a GPU tier");
+        assert_eq!(tier, ctx.tier());
+        assert!(!handles.context.is_null() && !handles.queue.is_null());
+        let (u, v) = random_graph(10, 30, 3);
+        let small = OnDevice::<u32>::new(&ctx, 10, &u, &v, None);
+        let refuse = |graph: DeviceGraph, options: MsfOptions, ids: &Buffer<u64>| {
+            let output = DeviceOutput {
+                edge_ids: ids.device_address().unwrap(),
+                queue: 0,
+                total_weight: false,
+            };
+            // SAFETY: addresses of live buffers of ctx's tier; sizes are what the
+            // checks below are about, and the driver is asked before any kernel runs.
+            unsafe { ctx.msf_on_device(&graph, &options, &output) }.unwrap_err()
+        };
+        let labels = MsfOptions {
+            labels: true,
+            ..MsfOptions::default()
+        };
+        let e = refuse(small.graph(), labels, &small.ids);
+        assert_eq!(e.status(), Status::InvalidArgument, "{e}");
+        assert!(e.message().contains("labels"), "{e}");
+        let kruskal = MsfOptions {
+            algorithm: Algorithm::Kruskal,
+            ..MsfOptions::default()
+        };
+        let e = refuse(small.graph(), kruskal, &small.ids);
+        assert!(e.message().contains("kruskal"), "{e}");
+        // Room for fewer ids than a forest of 10 vertices may have.
+        let short = ctx.upload(&[0u64; 8]).unwrap();
+        let e = refuse(small.graph(), MsfOptions::default(), &short);
+        assert_eq!(e.status(), Status::InvalidArgument, "{e}");
+        assert!(e.message().contains("the forest's edge ids"), "{e}");
+        // More edges than the arrays hold.
+        let mut long = small.graph();
+        long.num_edges = 31;
+        let e = refuse(long, MsfOptions::default(), &small.ids);
+        assert!(e.message().starts_with("u:"), "{e}");
+        let mut null = small.graph();
+        null.v = 0;
+        let e = refuse(null, MsfOptions::default(), &small.ids);
+        assert!(e.message().contains("v is a null device address"), "{e}");
+    }
+}
+
+#[test]
+fn primitives_run_on_wrapped_device_memory() {
+    for ctx in gpu_tiers() {
+        let data: Vec<i64> = (0..100_000).map(|i| (i * 7919 % 1000) - 500).collect();
+        let owned = ctx.upload(&data).unwrap();
+        let address = owned.device_address().unwrap();
+        // SAFETY: `owned` is a live buffer of ctx's tier of data.len() i64s, and
+        // outlives the wrapper.
+        let mut wrapped = unsafe { ctx.wrap_device::<i64>(address, data.len()) }.unwrap();
+        assert_eq!(wrapped.tier(), ctx.tier());
+        assert_eq!(
+            ctx.argmin_buffer(&wrapped).unwrap(),
+            ctx.argmin(&data).unwrap()
+        );
+        ctx.scan_buffer(&mut wrapped, ScanOp::Sum, ScanKind::Inclusive)
+            .unwrap();
+        drop(wrapped);
+        // The scan wrote the caller's memory, which gpumst did not free.
+        let mut scanned = vec![0i64; data.len()];
+        ctx.download(&owned, &mut scanned).unwrap();
+        let mut expected = vec![0i64; data.len()];
+        ctx.scan(&data, &mut expected, ScanOp::Sum, ScanKind::Inclusive)
+            .unwrap();
+        assert_eq!(scanned, expected);
+        assert_eq!(DType::I64, i64::DTYPE);
+    }
+}
