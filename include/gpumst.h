@@ -140,6 +140,40 @@ typedef struct gpumst_total_weight {
   uint64_t exact_low;
 } gpumst_total_weight;
 
+// An undirected edge list in device memory (edge id = position), read during the call
+// only. Fill it with gpumst_device_graph_init.
+//
+// Device memory is what the context's GPU tier calls memory: on CUDA a device
+// pointer (a `CUdeviceptr` cast to `void *`, or a pointer from `cudaMalloc`) of the
+// device's primary context, which the CUDA runtime, CuPy and PyTorch use; on OpenCL
+// a `cl_mem` made in the `cl_context` that gpumst_context_native returns.
+typedef struct gpumst_device_graph {
+  // sizeof(gpumst_device_graph) as the caller was compiled with.
+  size_t struct_size;
+  // Type of `weights` (ignored when `weights` is NULL).
+  gpumst_dtype weight_type;
+  uint64_t num_vertices;
+  uint64_t num_edges;
+  // num_edges uint32_t ends each.
+  void *u;
+  void *v;
+  // num_edges weights of `weight_type`; NULL for an unweighted graph.
+  void *weights;
+} gpumst_device_graph;
+
+// The native objects behind a context's GPU tier.
+typedef struct gpumst_native {
+  // GPUMST_TIER_CUDA or GPUMST_TIER_OPENCL.
+  gpumst_tier tier;
+  // CUDA: the device's primary `CUcontext`. OpenCL: the `cl_context`, in which
+  // the buffers passed to the device functions must be made.
+  void *context;
+  // The `CUstream` or `cl_command_queue` gpumst issues its work to.
+  void *queue;
+  // OpenCL: the `cl_device_id`; CUDA: NULL.
+  void *device;
+} gpumst_native;
+
 #define GPUMST_OK 0
 
 // A pointer, length, option or enum value is not acceptable.
@@ -387,6 +421,49 @@ gpumst_status gpumst_forest_total_weight(const struct gpumst_forest *forest, str
 // The total weight as decimal text (exact for integers; shortest round-trip form for
 // floats). Buffer rules as for gpumst_context_device_name.
 gpumst_status gpumst_forest_total_weight_string(const struct gpumst_forest *forest, char *buffer, size_t capacity, size_t *length);
+
+// Fills `graph` as a device edge-list view (see gpumst_device_graph).
+gpumst_status gpumst_device_graph_init(struct gpumst_device_graph *graph, uint64_t num_vertices, uint64_t num_edges, void *u, void *v, gpumst_dtype weight_type, void *weights);
+
+// Writes the native objects of the context's GPU tier to `*native`. A context
+// without a GPU tier fails with GPUMST_BACKEND_UNAVAILABLE.
+gpumst_status gpumst_context_native(struct gpumst_context *ctx, struct gpumst_native *native);
+
+// The minimum spanning forest of a graph in device memory, under the (weight, edge
+// id) order: the same edges as gpumst_msf on the same arrays. The graph is validated
+// on the device (ids in range, no NaN weight) with gpumst_msf's messages. The
+// forest's edge ids (uint64_t, ascending) are written to device memory `edge_ids`,
+// which must hold min(num_vertices - 1, num_edges) of them (it may be NULL when
+// that is 0); `*num_edges` receives their count and `*num_components` the
+// component count (either may be NULL). `total` (may be NULL) receives the total
+// weight, as gpumst_forest_total_weight gives it; computing it brings the forest's
+// weights to the host, so pass NULL when the total is not needed.
+//
+// The work starts after what the caller issued so far to `stream` (a `CUstream` or
+// `cl_command_queue` of the context's device; NULL: none), and is complete when the
+// call returns. `flags`: GPUMST_MSF_UNWEIGHTED, GPUMST_MSF_MAXIMUM (component labels
+// are not computed for device graphs: GPUMST_MSF_LABELS is refused). Every algorithm
+// but GPUMST_ALGORITHM_KRUSKAL (the host reference) is accepted; prim builds its
+// adjacency on the host, so it copies the graph there. A context without a GPU tier
+// fails with GPUMST_BACKEND_UNAVAILABLE.
+gpumst_status gpumst_msf_device(struct gpumst_context *ctx, const struct gpumst_device_graph *graph, gpumst_algorithm algorithm, uint32_t flags, void *edge_ids, void *stream, uint64_t *num_edges, uint64_t *num_components, struct gpumst_total_weight *total);
+
+// Scans `n` elements of `dtype` in device memory from `input` into `output` (as
+// gpumst_scan; `output == input` scans in place), after the work the caller issued
+// to `stream` (NULL: none). Complete when the call returns.
+gpumst_status gpumst_scan_device(struct gpumst_context *ctx, gpumst_dtype dtype, gpumst_scan_op op, gpumst_scan_kind kind, const void *input, void *output, uint64_t n, void *stream);
+
+// The minimum of `n` elements of `dtype` in device memory and its first index (as
+// gpumst_argmin: `*value` and `*index` are host memory), after the work the caller
+// issued to `stream` (NULL: none).
+gpumst_status gpumst_argmin_device(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, void *stream, void *value, uint64_t *index);
+
+// Per segment of `offsets` (num_segments + 1 uint64_t in device memory, as for
+// gpumst_segmented_argmin), the minimum of `input` (n elements of `dtype`) into
+// `values` and its first index into `indices` (uint64_t), all in device memory,
+// after the work the caller issued to `stream` (NULL: none). The offsets are
+// validated on the device with gpumst_segmented_argmin's messages.
+gpumst_status gpumst_segmented_argmin_device(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, const void *offsets, uint64_t num_segments, void *values, void *indices, void *stream);
 
 #ifdef __cplusplus
 }  // extern "C"

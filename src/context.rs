@@ -421,6 +421,22 @@ impl Context {
         }
     }
 
+    /// Orders the context's next device work after what the caller issued so far to
+    /// `queue` (a `CUstream` or `cl_command_queue` handle's value; 0: nothing), for the
+    /// `*_buffer` primitives on wrapped memory ([`Context::msf_on_device`] takes its
+    /// queue itself). Nothing to do on a context without a GPU tier.
+    ///
+    /// # Safety
+    /// A non-zero `queue` is a live queue of the context in [`Context::native_handles`].
+    pub unsafe fn follow_queue(&self, queue: usize) -> Result<()> {
+        // SAFETY (both arms): the caller's promise, passed on.
+        match self.gpu_backend() {
+            Ok(Backend::OpenCl(cl)) => unsafe { cl.follow(queue as *mut std::ffi::c_void) },
+            Ok(Backend::Cuda(cuda)) => unsafe { cuda.follow(queue as *mut std::ffi::c_void) },
+            _ => Ok(()),
+        }
+    }
+
     /// The first GPU tier of the context (in preference order).
     fn gpu_backend(&self) -> Result<&Backend> {
         self.backends

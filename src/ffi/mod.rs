@@ -15,6 +15,7 @@ mod msf;
 #[cfg(feature = "fault-injection")]
 pub mod testing;
 
+pub use device::*;
 pub use file::*;
 pub use msf::*;
 
@@ -236,6 +237,9 @@ macro_rules! with_element {
         }
     };
 }
+
+// After with_element, which it uses (macros are visible below their definition).
+mod device;
 
 // ---- version, statuses, options --------------------------------------------------
 

@@ -224,7 +224,7 @@ unsafe fn graph_view<'a>(raw: &'a gpumst_graph) -> Result<Graph<'a>> {
     }
 }
 
-fn algorithm_from_c(algorithm: gpumst_algorithm) -> Result<Algorithm> {
+pub(super) fn algorithm_from_c(algorithm: gpumst_algorithm) -> Result<Algorithm> {
     Algorithm::ALL
         .into_iter()
         .find(|a| *a as i32 == algorithm)
@@ -344,22 +344,26 @@ pub unsafe extern "C" fn gpumst_forest_total_weight(
         // SAFETY: the caller passes NULL or a writable gpumst_total_weight.
         let out =
             unsafe { total.as_mut() }.ok_or_else(|| Error::invalid_argument("total is NULL"))?;
-        *out = match f.total_weight {
-            TotalWeight::Float(x) => gpumst_total_weight {
-                is_float: 1,
-                value: x,
-                exact_high: 0,
-                exact_low: 0,
-            },
-            TotalWeight::Int(x) => gpumst_total_weight {
-                is_float: 0,
-                value: x as f64,
-                exact_high: (x >> 64) as i64,
-                exact_low: x as u64,
-            },
-        };
+        *out = total_weight_to_c(f.total_weight);
         Ok(())
     })
+}
+
+pub(super) fn total_weight_to_c(total: TotalWeight) -> gpumst_total_weight {
+    match total {
+        TotalWeight::Float(x) => gpumst_total_weight {
+            is_float: 1,
+            value: x,
+            exact_high: 0,
+            exact_low: 0,
+        },
+        TotalWeight::Int(x) => gpumst_total_weight {
+            is_float: 0,
+            value: x as f64,
+            exact_high: (x >> 64) as i64,
+            exact_low: x as u64,
+        },
+    }
 }
 
 /// The total weight as decimal text (exact for integers; shortest round-trip form for

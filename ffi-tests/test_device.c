@@ -1,0 +1,333 @@
+/*
+ * Data already in device memory through the C API: gpumst_msf_device,
+ * gpumst_scan_device, gpumst_argmin_device, gpumst_segmented_argmin_device and
+ * gpumst_context_native, on every GPU tier found (OpenCL on PoCL in CI, CUDA and
+ * OpenCL on the device machine). The device memory is made the way an application
+ * makes it: OpenCL buffers in the cl_context gpumst_context_native returns, CUDA
+ * allocations in the device's primary context. The driver libraries are opened with
+ * dlopen, so the test needs no OpenCL or CUDA headers. Results are compared with the
+ * host functions on the same data, and errors with the host path's messages.
+ */
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+/* ---- the few driver functions the test needs ------------------------------------ */
+
+typedef void *(*cl_create_buffer_fn)(void *ctx, uint64_t flags, size_t size, void *host, int32_t *err);
+typedef int32_t (*cl_enqueue_rw_fn)(void *queue, void *mem, uint32_t blocking, size_t offset,
+                                    size_t size, void *ptr, uint32_t num_events, const void *events,
+                                    void *event);
+typedef int32_t (*cl_release_fn)(void *mem);
+typedef int (*cu_ctx_set_current_fn)(void *ctx);
+typedef int (*cu_mem_alloc_fn)(unsigned long long *dptr, size_t bytes);
+typedef int (*cu_memcpy_htod_fn)(unsigned long long dst, const void *src, size_t bytes);
+typedef int (*cu_memcpy_dtoh_fn)(void *dst, unsigned long long src, size_t bytes);
+typedef int (*cu_mem_free_fn)(unsigned long long dptr);
+
+/* One tier's memory: allocate, copy in and out, free. */
+struct device {
+    gpumst_native native;
+    void *library;
+    cl_create_buffer_fn cl_create;
+    cl_enqueue_rw_fn cl_write, cl_read;
+    cl_release_fn cl_release;
+    cu_ctx_set_current_fn cu_set_current;
+    cu_mem_alloc_fn cu_alloc;
+    cu_memcpy_htod_fn cu_htod;
+    cu_memcpy_dtoh_fn cu_dtoh;
+    cu_mem_free_fn cu_free;
+};
+
+static int open_device(struct device *d, gpumst_context *ctx)
+{
+    memset(d, 0, sizeof *d);
+    CHECK_STATUS(gpumst_context_native(ctx, &d->native), GPUMST_OK);
+    if (d->native.tier == GPUMST_TIER_OPENCL) {
+        d->library = dlopen("libOpenCL.so.1", RTLD_NOW);
+        if (!d->library)
+            return 0;
+        d->cl_create = (cl_create_buffer_fn)dlsym(d->library, "clCreateBuffer");
+        d->cl_write = (cl_enqueue_rw_fn)dlsym(d->library, "clEnqueueWriteBuffer");
+        d->cl_read = (cl_enqueue_rw_fn)dlsym(d->library, "clEnqueueReadBuffer");
+        d->cl_release = (cl_release_fn)dlsym(d->library, "clReleaseMemObject");
+        return d->cl_create && d->cl_write && d->cl_read && d->cl_release;
+    }
+    d->library = dlopen("libcuda.so.1", RTLD_NOW);
+    if (!d->library)
+        return 0;
+    d->cu_set_current = (cu_ctx_set_current_fn)dlsym(d->library, "cuCtxSetCurrent");
+    d->cu_alloc = (cu_mem_alloc_fn)dlsym(d->library, "cuMemAlloc_v2");
+    d->cu_htod = (cu_memcpy_htod_fn)dlsym(d->library, "cuMemcpyHtoD_v2");
+    d->cu_dtoh = (cu_memcpy_dtoh_fn)dlsym(d->library, "cuMemcpyDtoH_v2");
+    d->cu_free = (cu_mem_free_fn)dlsym(d->library, "cuMemFree_v2");
+    if (!(d->cu_set_current && d->cu_alloc && d->cu_htod && d->cu_dtoh && d->cu_free))
+        return 0;
+    /* The primary context gpumst uses, as the CUDA runtime would make it current. */
+    return d->cu_set_current(d->native.context) == 0;
+}
+
+/* Device memory holding `bytes` bytes of `host` (or uninitialised when host is NULL). */
+static void *device_copy(struct device *d, const void *host, size_t bytes)
+{
+    if (d->native.tier == GPUMST_TIER_OPENCL) {
+        int32_t err = 0;
+        void *mem = d->cl_create(d->native.context, 1 /* CL_MEM_READ_WRITE */, bytes, NULL, &err);
+        CHECK(mem != NULL && err == 0, "clCreateBuffer: %d", (int)err);
+        if (mem && host)
+            CHECK(d->cl_write(d->native.queue, mem, 1, 0, bytes, (void *)host, 0, NULL, NULL) == 0,
+                  "clEnqueueWriteBuffer");
+        return mem;
+    }
+    unsigned long long dptr = 0;
+    CHECK(d->cu_alloc(&dptr, bytes) == 0, "cuMemAlloc");
+    if (dptr && host)
+        CHECK(d->cu_htod(dptr, host, bytes) == 0, "cuMemcpyHtoD");
+    return (void *)(uintptr_t)dptr;
+}
+
+static void device_read(struct device *d, void *mem, void *host, size_t bytes)
+{
+    if (d->native.tier == GPUMST_TIER_OPENCL)
+        CHECK(d->cl_read(d->native.queue, mem, 1, 0, bytes, host, 0, NULL, NULL) == 0,
+              "clEnqueueReadBuffer");
+    else
+        CHECK(d->cu_dtoh(host, (unsigned long long)(uintptr_t)mem, bytes) == 0, "cuMemcpyDtoH");
+}
+
+static void device_free(struct device *d, void *mem)
+{
+    if (!mem)
+        return;
+    if (d->native.tier == GPUMST_TIER_OPENCL)
+        d->cl_release(mem);
+    else
+        d->cu_free((unsigned long long)(uintptr_t)mem);
+}
+
+/* ---- the tests ------------------------------------------------------------------ */
+
+/* A random multigraph with self-loops and repeated weights. */
+#define N 3000
+#define M 20000
+
+static uint64_t next_random(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return *state >> 33;
+}
+
+/* The message after "function: ", to compare a host and a device message. */
+static const char *after_function(const char *message)
+{
+    const char *colon = strstr(message, ": ");
+    return colon ? colon + 2 : message;
+}
+
+static void forest_matches_the_host_path(gpumst_context *ctx, struct device *d)
+{
+    static uint32_t u[M], v[M];
+    static float w[M];
+    uint64_t state = 42;
+    for (int e = 0; e < M; e++) {
+        u[e] = (uint32_t)(next_random(&state) % N);
+        v[e] = (uint32_t)(next_random(&state) % N);
+        w[e] = (float)(next_random(&state) % 500) / 4.0f - 20.0f;
+    }
+    void *du = device_copy(d, u, sizeof u), *dv = device_copy(d, v, sizeof v);
+    void *dw = device_copy(d, w, sizeof w);
+    void *ids = device_copy(d, NULL, (N - 1) * sizeof(uint64_t));
+    static uint64_t got[N - 1];
+    gpumst_device_graph dg;
+    CHECK_STATUS(gpumst_device_graph_init(&dg, N, M, du, dv, GPUMST_F32, dw), GPUMST_OK);
+    gpumst_graph hg;
+    CHECK_STATUS(gpumst_graph_init_edge_list(&hg, N, M, u, v, GPUMST_F32, w), GPUMST_OK);
+    const gpumst_algorithm algorithms[] = {GPUMST_ALGORITHM_AUTO, GPUMST_ALGORITHM_BORUVKA,
+                                           GPUMST_ALGORITHM_PRIM, GPUMST_ALGORITHM_STRUT};
+    for (int flags = 0; flags <= GPUMST_MSF_MAXIMUM; flags += GPUMST_MSF_UNWEIGHTED) {
+        for (size_t a = 0; a < sizeof algorithms / sizeof algorithms[0]; a++) {
+            gpumst_forest *host = NULL;
+            CHECK_STATUS(gpumst_msf(ctx, &hg, algorithms[a], (uint32_t)flags, &host), GPUMST_OK);
+            uint64_t count = 0, components = 0;
+            gpumst_total_weight total, host_total;
+            CHECK_STATUS(gpumst_msf_device(ctx, &dg, algorithms[a], (uint32_t)flags, ids, NULL, &count,
+                                           &components, &total),
+                         GPUMST_OK);
+            CHECK(count == gpumst_forest_num_edges(host), "algorithm %d flags %d: %" PRIu64 " edges",
+                  (int)algorithms[a], flags, count);
+            CHECK(components == gpumst_forest_num_components(host), "components %" PRIu64, components);
+            CHECK_STATUS(gpumst_forest_total_weight(host, &host_total), GPUMST_OK);
+            CHECK(total.is_float == host_total.is_float && total.value == host_total.value &&
+                      total.exact_low == host_total.exact_low,
+                  "total %g, host %g", total.value, host_total.value);
+            if (count == gpumst_forest_num_edges(host) && count <= N - 1) {
+                device_read(d, ids, got, count * sizeof(uint64_t));
+                CHECK(memcmp(got, gpumst_forest_edges(host), count * sizeof(uint64_t)) == 0,
+                      "algorithm %d flags %d: the device forest differs from the host's",
+                      (int)algorithms[a], flags);
+            }
+            gpumst_forest_free(host);
+        }
+    }
+    /* The counts may be left out, and the total too. */
+    CHECK_STATUS(gpumst_msf_device(ctx, &dg, GPUMST_ALGORITHM_AUTO, 0, ids, NULL, NULL, NULL, NULL),
+                 GPUMST_OK);
+
+    /* Errors: the host path's messages; refused flags and algorithms. */
+    char host_message[512], device_message[512];
+    uint32_t bad = N + 5;
+    uint32_t saved = u[777];
+    u[777] = bad;
+    void *bad_u = device_copy(d, u, sizeof u);
+    u[777] = saved;
+    gpumst_device_graph bg = dg;
+    bg.u = bad_u;
+    CHECK_STATUS(gpumst_msf_device(ctx, &bg, GPUMST_ALGORITHM_AUTO, 0, ids, NULL, NULL, NULL, NULL),
+                 GPUMST_INVALID_GRAPH);
+    gpumst_context_last_error(ctx, device_message, sizeof device_message);
+    gpumst_graph bhg = hg;
+    u[777] = bad;
+    gpumst_forest *none = NULL;
+    CHECK_STATUS(gpumst_msf(ctx, &bhg, GPUMST_ALGORITHM_AUTO, 0, &none), GPUMST_INVALID_GRAPH);
+    u[777] = saved;
+    gpumst_context_last_error(ctx, host_message, sizeof host_message);
+    CHECK(strcmp(after_function(device_message), after_function(host_message)) == 0,
+          "device: %s / host: %s", device_message, host_message);
+    CHECK(strstr(device_message, "edge 777: u = 3005") != NULL, "%s", device_message);
+    CHECK_STATUS(gpumst_msf_device(ctx, &dg, GPUMST_ALGORITHM_AUTO, GPUMST_MSF_LABELS, ids, NULL, NULL,
+                                   NULL, NULL),
+                 GPUMST_INVALID_ARGUMENT);
+    CHECK_STATUS(gpumst_msf_device(ctx, &dg, GPUMST_ALGORITHM_KRUSKAL, 0, ids, NULL, NULL, NULL, NULL),
+                 GPUMST_INVALID_ARGUMENT);
+    CHECK_STATUS(gpumst_msf_device(ctx, NULL, GPUMST_ALGORITHM_AUTO, 0, ids, NULL, NULL, NULL, NULL),
+                 GPUMST_INVALID_ARGUMENT);
+    /* Room for too few ids: the device allocation's size is checked. */
+    void *short_ids = device_copy(d, NULL, 16);
+    CHECK_STATUS(gpumst_msf_device(ctx, &dg, GPUMST_ALGORITHM_AUTO, 0, short_ids, NULL, NULL, NULL,
+                                   NULL),
+                 GPUMST_INVALID_ARGUMENT);
+    gpumst_context_last_error(ctx, device_message, sizeof device_message);
+    CHECK(strstr(device_message, "the forest's edge ids") != NULL, "%s", device_message);
+    device_free(d, short_ids);
+    device_free(d, bad_u);
+    device_free(d, du);
+    device_free(d, dv);
+    device_free(d, dw);
+    device_free(d, ids);
+}
+
+static void primitives_match_the_host_functions(gpumst_context *ctx, struct device *d)
+{
+    enum { n = 50000, segments = 100 };
+    static int64_t data[n], scanned[n], expected[n];
+    uint64_t state = 7;
+    for (int i = 0; i < n; i++)
+        data[i] = (int64_t)(next_random(&state) % 2001) - 1000;
+    void *in = device_copy(d, data, sizeof data), *out = device_copy(d, NULL, sizeof data);
+    CHECK_STATUS(gpumst_scan_device(ctx, GPUMST_I64, GPUMST_SUM, GPUMST_EXCLUSIVE, in, out, n,
+                                    d->native.queue),
+                 GPUMST_OK);
+    device_read(d, out, scanned, sizeof scanned);
+    CHECK_STATUS(gpumst_scan(ctx, GPUMST_I64, GPUMST_SUM, GPUMST_EXCLUSIVE, data, expected, n),
+                 GPUMST_OK);
+    CHECK(memcmp(scanned, expected, sizeof expected) == 0, "exclusive scan differs");
+    /* In place. */
+    CHECK_STATUS(gpumst_scan_device(ctx, GPUMST_I64, GPUMST_MAX, GPUMST_INCLUSIVE, in, in, n,
+                                    NULL),
+                 GPUMST_OK);
+    device_read(d, in, scanned, sizeof scanned);
+    CHECK_STATUS(gpumst_scan(ctx, GPUMST_I64, GPUMST_MAX, GPUMST_INCLUSIVE, data, expected, n),
+                 GPUMST_OK);
+    CHECK(memcmp(scanned, expected, sizeof expected) == 0, "in-place max scan differs");
+
+    void *fresh = device_copy(d, data, sizeof data);
+    int64_t value = 0, host_value = 0;
+    uint64_t index = 0, host_index = 0;
+    CHECK_STATUS(gpumst_argmin_device(ctx, GPUMST_I64, fresh, n, NULL, &value, &index), GPUMST_OK);
+    CHECK_STATUS(gpumst_argmin(ctx, GPUMST_I64, data, n, &host_value, &host_index), GPUMST_OK);
+    CHECK(value == host_value && index == host_index, "argmin %" PRId64 "@%" PRIu64, value, index);
+
+    static uint64_t offsets[segments + 1], indices[segments], host_indices[segments];
+    static int64_t values[segments], host_values[segments];
+    for (int s = 0; s <= segments; s++)
+        offsets[s] = (uint64_t)s * n / segments;
+    offsets[3] = offsets[2]; /* an empty segment */
+    void *d_offsets = device_copy(d, offsets, sizeof offsets);
+    void *d_values = device_copy(d, NULL, sizeof values);
+    void *d_indices = device_copy(d, NULL, sizeof indices);
+    CHECK_STATUS(gpumst_segmented_argmin_device(ctx, GPUMST_I64, fresh, n, d_offsets, segments, d_values,
+                                                d_indices, NULL),
+                 GPUMST_OK);
+    device_read(d, d_values, values, sizeof values);
+    device_read(d, d_indices, indices, sizeof indices);
+    CHECK_STATUS(gpumst_segmented_argmin(ctx, GPUMST_I64, data, n, offsets, segments, host_values,
+                                         host_indices),
+                 GPUMST_OK);
+    CHECK(memcmp(values, host_values, sizeof values) == 0 &&
+              memcmp(indices, host_indices, sizeof indices) == 0,
+          "segmented argmin differs");
+    /* Offsets past the data are refused, as on the host. */
+    offsets[segments] = n + 1;
+    void *bad_offsets = device_copy(d, offsets, sizeof offsets);
+    CHECK_STATUS(gpumst_segmented_argmin_device(ctx, GPUMST_I64, fresh, n, bad_offsets, segments,
+                                                d_values, d_indices, NULL),
+                 GPUMST_INVALID_ARGUMENT);
+    device_free(d, bad_offsets);
+    device_free(d, d_offsets);
+    device_free(d, d_values);
+    device_free(d, d_indices);
+    device_free(d, fresh);
+    device_free(d, in);
+    device_free(d, out);
+}
+
+static void cpu_contexts_refuse_device_memory(void)
+{
+    gpumst_options options;
+    gpumst_options_init(&options);
+    options.tier = GPUMST_TIER_CPU;
+    gpumst_context *ctx = NULL;
+    CHECK_STATUS(gpumst_context_create(&options, &ctx, NULL, 0), GPUMST_OK);
+    gpumst_native native;
+    CHECK_STATUS(gpumst_context_native(ctx, &native), GPUMST_BACKEND_UNAVAILABLE);
+    gpumst_device_graph dg;
+    gpumst_device_graph_init(&dg, 2, 1, (void *)0x1000, (void *)0x2000, GPUMST_U32, NULL);
+    CHECK_STATUS(gpumst_msf_device(ctx, &dg, GPUMST_ALGORITHM_AUTO, 0, (void *)0x3000, NULL, NULL, NULL,
+                                   NULL),
+                 GPUMST_BACKEND_UNAVAILABLE);
+    gpumst_context_destroy(ctx);
+}
+
+int main(void)
+{
+    cpu_contexts_refuse_device_memory();
+    const gpumst_tier tiers[] = {GPUMST_TIER_OPENCL, GPUMST_TIER_CUDA};
+    const char *names[] = {"opencl", "cuda"};
+    for (int t = 0; t < 2; t++) {
+        gpumst_options options;
+        gpumst_options_init(&options);
+        options.tier = tiers[t];
+        gpumst_context *ctx = NULL;
+        char why[512] = "";
+        if (gpumst_context_create(&options, &ctx, why, sizeof why) != GPUMST_OK) {
+            printf("test_device: SKIPPED the %s tier: %s\n", names[t], why);
+            continue;
+        }
+        struct device d;
+        if (!open_device(&d, ctx)) {
+            CHECK(0, "the %s tier opened, but its driver library's functions could not be loaded", names[t]);
+        } else {
+            forest_matches_the_host_path(ctx, &d);
+            primitives_match_the_host_functions(ctx, &d);
+            printf("test_device: the %s tier tested\n", names[t]);
+        }
+        gpumst_context_destroy(ctx);
+        if (d.library)
+            dlclose(d.library);
+    }
+    return check_summary("test_device");
+}

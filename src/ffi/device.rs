@@ -1,0 +1,320 @@
+//! The C ABI of data already in a GPU's memory: graphs and primitive arrays given as
+//! CUDA device pointers or OpenCL `cl_mem` handles, on the caller's stream or queue.
+
+use std::ffi::c_void;
+
+use super::msf::{algorithm_from_c, gpumst_algorithm, gpumst_total_weight, total_weight_to_c};
+use super::msf::{GPUMST_MSF_MAXIMUM, GPUMST_MSF_UNWEIGHTED};
+use super::{
+    dtype_from_c, gpumst_context, gpumst_dtype, gpumst_scan_kind, gpumst_scan_op, gpumst_status,
+    gpumst_tier, kind_from_c, op_from_c, tier_to_c, with_context, GPUMST_INVALID_ARGUMENT,
+    GPUMST_OK,
+};
+use crate::msf::{DeviceGraph, DeviceOutput, MsfOptions};
+use crate::types::{DType, Element};
+use crate::{Buffer, Context, Error, Result};
+
+/// An undirected edge list in device memory (edge id = position), read during the call
+/// only. Fill it with gpumst_device_graph_init.
+///
+/// Device memory is what the context's GPU tier calls memory: on CUDA a device
+/// pointer (a `CUdeviceptr` cast to `void *`, or a pointer from `cudaMalloc`) of the
+/// device's primary context, which the CUDA runtime, CuPy and PyTorch use; on OpenCL
+/// a `cl_mem` made in the `cl_context` that gpumst_context_native returns.
+#[repr(C)]
+pub struct gpumst_device_graph {
+    /// sizeof(gpumst_device_graph) as the caller was compiled with.
+    pub struct_size: usize,
+    /// Type of `weights` (ignored when `weights` is NULL).
+    pub weight_type: gpumst_dtype,
+    pub num_vertices: u64,
+    pub num_edges: u64,
+    /// num_edges uint32_t ends each.
+    pub u: *mut c_void,
+    pub v: *mut c_void,
+    /// num_edges weights of `weight_type`; NULL for an unweighted graph.
+    pub weights: *mut c_void,
+}
+
+/// The native objects behind a context's GPU tier.
+#[repr(C)]
+pub struct gpumst_native {
+    /// GPUMST_TIER_CUDA or GPUMST_TIER_OPENCL.
+    pub tier: gpumst_tier,
+    /// CUDA: the device's primary `CUcontext`. OpenCL: the `cl_context`, in which
+    /// the buffers passed to the device functions must be made.
+    pub context: *mut c_void,
+    /// The `CUstream` or `cl_command_queue` gpumst issues its work to.
+    pub queue: *mut c_void,
+    /// OpenCL: the `cl_device_id`; CUDA: NULL.
+    pub device: *mut c_void,
+}
+
+/// Fills `graph` as a device edge-list view (see gpumst_device_graph).
+#[no_mangle]
+pub unsafe extern "C" fn gpumst_device_graph_init(
+    graph: *mut gpumst_device_graph,
+    num_vertices: u64,
+    num_edges: u64,
+    u: *mut c_void,
+    v: *mut c_void,
+    weight_type: gpumst_dtype,
+    weights: *mut c_void,
+) -> gpumst_status {
+    // SAFETY: the caller passes NULL or a writable gpumst_device_graph.
+    match unsafe { graph.as_mut() } {
+        Some(slot) => {
+            *slot = gpumst_device_graph {
+                struct_size: std::mem::size_of::<gpumst_device_graph>(),
+                weight_type,
+                num_vertices,
+                num_edges,
+                u,
+                v,
+                weights,
+            };
+            GPUMST_OK
+        }
+        None => GPUMST_INVALID_ARGUMENT,
+    }
+}
+
+/// Writes the native objects of the context's GPU tier to `*native`. A context
+/// without a GPU tier fails with GPUMST_BACKEND_UNAVAILABLE.
+#[no_mangle]
+pub unsafe extern "C" fn gpumst_context_native(
+    ctx: *mut gpumst_context,
+    native: *mut gpumst_native,
+) -> gpumst_status {
+    with_context(ctx, "gpumst_context_native", |c| {
+        // SAFETY: the caller passes NULL or a writable gpumst_native.
+        let out =
+            unsafe { native.as_mut() }.ok_or_else(|| Error::invalid_argument("native is NULL"))?;
+        let (tier, handles) = c.native_handles().ok_or_else(no_gpu_tier(c))?;
+        *out = gpumst_native {
+            tier: tier_to_c(tier),
+            context: handles.context,
+            queue: handles.queue,
+            device: handles.device,
+        };
+        Ok(())
+    })
+}
+
+fn no_gpu_tier(c: &Context) -> impl FnOnce() -> Error + '_ {
+    move || {
+        Error::backend_unavailable(format!(
+            "device memory needs a GPU tier, and this context has only the {} tier",
+            c.tier()
+        ))
+    }
+}
+
+fn count(n: u64, name: &str) -> Result<usize> {
+    usize::try_from(n).map_err(|_| Error::invalid_argument(format!("{name} is too large")))
+}
+
+/// The minimum spanning forest of a graph in device memory, under the (weight, edge
+/// id) order: the same edges as gpumst_msf on the same arrays. The graph is validated
+/// on the device (ids in range, no NaN weight) with gpumst_msf's messages. The
+/// forest's edge ids (uint64_t, ascending) are written to device memory `edge_ids`,
+/// which must hold min(num_vertices - 1, num_edges) of them (it may be NULL when
+/// that is 0); `*num_edges` receives their count and `*num_components` the
+/// component count (either may be NULL). `total` (may be NULL) receives the total
+/// weight, as gpumst_forest_total_weight gives it; computing it brings the forest's
+/// weights to the host, so pass NULL when the total is not needed.
+///
+/// The work starts after what the caller issued so far to `stream` (a `CUstream` or
+/// `cl_command_queue` of the context's device; NULL: none), and is complete when the
+/// call returns. `flags`: GPUMST_MSF_UNWEIGHTED, GPUMST_MSF_MAXIMUM (component labels
+/// are not computed for device graphs: GPUMST_MSF_LABELS is refused). Every algorithm
+/// but GPUMST_ALGORITHM_KRUSKAL (the host reference) is accepted; prim builds its
+/// adjacency on the host, so it copies the graph there. A context without a GPU tier
+/// fails with GPUMST_BACKEND_UNAVAILABLE.
+#[no_mangle]
+pub unsafe extern "C" fn gpumst_msf_device(
+    ctx: *mut gpumst_context,
+    graph: *const gpumst_device_graph,
+    algorithm: gpumst_algorithm,
+    flags: u32,
+    edge_ids: *mut c_void,
+    stream: *mut c_void,
+    num_edges: *mut u64,
+    num_components: *mut u64,
+    total: *mut gpumst_total_weight,
+) -> gpumst_status {
+    with_context(ctx, "gpumst_msf_device", |c| {
+        // SAFETY: the caller passes NULL or a readable gpumst_device_graph.
+        let raw =
+            unsafe { graph.as_ref() }.ok_or_else(|| Error::invalid_argument("graph is NULL"))?;
+        if raw.struct_size < std::mem::size_of::<gpumst_device_graph>() {
+            return Err(Error::invalid_argument(format!(
+                "graph.struct_size = {} is smaller than sizeof(gpumst_device_graph) = {}: fill the graph with gpumst_device_graph_init",
+                raw.struct_size,
+                std::mem::size_of::<gpumst_device_graph>()
+            )));
+        }
+        if flags & !(GPUMST_MSF_UNWEIGHTED | GPUMST_MSF_MAXIMUM) != 0 {
+            return Err(Error::invalid_argument(format!(
+                "flags = {flags:#x} has bits gpumst_msf_device does not take (GPUMST_MSF_UNWEIGHTED and GPUMST_MSF_MAXIMUM only; labels are not computed for device graphs)"
+            )));
+        }
+        let weights = match raw.weights.is_null() {
+            true => None,
+            false => Some((raw.weights as usize, dtype_from_c(raw.weight_type)?)),
+        };
+        let device_graph = DeviceGraph {
+            num_vertices: count(raw.num_vertices, "graph.num_vertices")?,
+            num_edges: count(raw.num_edges, "graph.num_edges")?,
+            u: raw.u as usize,
+            v: raw.v as usize,
+            weights,
+        };
+        let options = MsfOptions {
+            algorithm: algorithm_from_c(algorithm)?,
+            labels: false,
+            unweighted: flags & GPUMST_MSF_UNWEIGHTED != 0,
+            maximum: flags & GPUMST_MSF_MAXIMUM != 0,
+        };
+        let output = DeviceOutput {
+            edge_ids: edge_ids as usize,
+            queue: stream as usize,
+            total_weight: !total.is_null(),
+        };
+        // SAFETY: the caller's contract on the device arrays and the stream.
+        let forest = unsafe { c.msf_on_device(&device_graph, &options, &output) }?;
+        // SAFETY (each write): the caller passes NULL or writable outputs.
+        unsafe {
+            if let Some(out) = num_edges.as_mut() {
+                *out = forest.num_edges as u64;
+            }
+            if let Some(out) = num_components.as_mut() {
+                *out = forest.num_components as u64;
+            }
+            if let (Some(out), Some(t)) = (total.as_mut(), forest.total_weight) {
+                *out = total_weight_to_c(t);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Lends `n` elements of device memory at `address` to a *_buffer primitive.
+///
+/// # Safety
+/// `address` holds `n` elements of T in the tier's memory for the whole call.
+unsafe fn lent<T: Element>(c: &Context, address: *const c_void, n: u64) -> Result<Buffer<T>> {
+    // SAFETY: passed on from the caller.
+    unsafe { c.wrap_device::<T>(address as usize, count(n, "n")?) }
+}
+
+/// Scans `n` elements of `dtype` in device memory from `input` into `output` (as
+/// gpumst_scan; `output == input` scans in place), after the work the caller issued
+/// to `stream` (NULL: none). Complete when the call returns.
+#[no_mangle]
+pub unsafe extern "C" fn gpumst_scan_device(
+    ctx: *mut gpumst_context,
+    dtype: gpumst_dtype,
+    op: gpumst_scan_op,
+    kind: gpumst_scan_kind,
+    input: *const c_void,
+    output: *mut c_void,
+    n: u64,
+    stream: *mut c_void,
+) -> gpumst_status {
+    with_context(ctx, "gpumst_scan_device", |c| {
+        let (op, kind) = (op_from_c(op)?, kind_from_c(kind)?);
+        if n == 0 {
+            return Ok(());
+        }
+        // SAFETY: the caller's contract on the stream and both arrays.
+        unsafe { c.follow_queue(stream as usize) }?;
+        with_element!(dtype, T => {
+            let mut target = unsafe { lent::<T>(c, output, n) }?;
+            if input != output.cast_const() {
+                let source = unsafe { lent::<T>(c, input, n) }?;
+                c.copy_buffer(&source, &mut target)?;
+            }
+            c.scan_buffer(&mut target, op, kind)
+        })
+    })
+}
+
+/// The minimum of `n` elements of `dtype` in device memory and its first index (as
+/// gpumst_argmin: `*value` and `*index` are host memory), after the work the caller
+/// issued to `stream` (NULL: none).
+#[no_mangle]
+pub unsafe extern "C" fn gpumst_argmin_device(
+    ctx: *mut gpumst_context,
+    dtype: gpumst_dtype,
+    input: *const c_void,
+    n: u64,
+    stream: *mut c_void,
+    value: *mut c_void,
+    index: *mut u64,
+) -> gpumst_status {
+    with_context(ctx, "gpumst_argmin_device", |c| {
+        if value.is_null() || index.is_null() {
+            return Err(Error::invalid_argument("value and index must not be NULL"));
+        }
+        if n == 0 {
+            return Err(Error::invalid_argument(
+                "argmin of 0 elements has no answer",
+            ));
+        }
+        // SAFETY: the caller's contract on the stream and the array.
+        unsafe { c.follow_queue(stream as usize) }?;
+        with_element!(dtype, T => {
+            let data = unsafe { lent::<T>(c, input, n) }?;
+            let (min, at) = c.argmin_buffer(&data)?.expect("n > 0");
+            // SAFETY: checked non-NULL; the caller passes room for one T and one u64.
+            unsafe {
+                value.cast::<T>().write_unaligned(min);
+                *index = at as u64;
+            }
+            Ok(())
+        })
+    })
+}
+
+/// Per segment of `offsets` (num_segments + 1 uint64_t in device memory, as for
+/// gpumst_segmented_argmin), the minimum of `input` (n elements of `dtype`) into
+/// `values` and its first index into `indices` (uint64_t), all in device memory,
+/// after the work the caller issued to `stream` (NULL: none). The offsets are
+/// validated on the device with gpumst_segmented_argmin's messages.
+#[no_mangle]
+pub unsafe extern "C" fn gpumst_segmented_argmin_device(
+    ctx: *mut gpumst_context,
+    dtype: gpumst_dtype,
+    input: *const c_void,
+    n: u64,
+    offsets: *const c_void,
+    num_segments: u64,
+    values: *mut c_void,
+    indices: *mut c_void,
+    stream: *mut c_void,
+) -> gpumst_status {
+    with_context(ctx, "gpumst_segmented_argmin_device", |c| {
+        let entries = num_segments
+            .checked_add(1)
+            .ok_or_else(|| Error::invalid_argument("num_segments is too large"))?;
+        // SAFETY: the caller's contract on the stream and every array.
+        unsafe { c.follow_queue(stream as usize) }?;
+        let offsets = unsafe { lent::<u64>(c, offsets, entries) }?;
+        let mut indices = match num_segments {
+            0 => c.upload::<u64>(&[])?,
+            _ => unsafe { lent::<u64>(c, indices, num_segments) }?,
+        };
+        with_element!(dtype, T => {
+            let data = match n {
+                0 => c.upload::<T>(&[])?,
+                _ => unsafe { lent::<T>(c, input, n) }?,
+            };
+            let mut values = match num_segments {
+                0 => c.upload::<T>(&[])?,
+                _ => unsafe { lent::<T>(c, values, num_segments) }?,
+            };
+            c.segmented_argmin_buffer(&data, &offsets, &mut values, &mut indices)
+        })
+    })
+}
