@@ -16,6 +16,10 @@
 # median of R. gpumst: `gpumst msf FILE --backend cuda --repeat R --json` (the run with
 # the median end-to-end time: its compute, upload and download; `end_to_end` is the
 # library call from host arrays to the forest on the host; `load` reads the file).
+# `--device-inputs` adds the call on the same graph already in device memory, forest
+# ids written to device memory (`dev_e2e_ms`, and its ratio to the compute time
+# `dev_e2e/compute`; `dev_e2e_total_ms` also brings the forest's weights over for its
+# total), its forest checked against the host call's.
 #
 # Graphs (benches/table_graphs.sh): NY and BAY road networks from DATA (default
 # ../shared/data, *.gr.xz), converted; grid 2048x2048, uniform random 2^22 vertices /
@@ -54,7 +58,7 @@ nvcc -O3 -arch=native -o "$work/ecl-mst" "$work/ECL-MST_10.cu"
 source "$ROOT/benches/table_graphs.sh"
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-printf 'graph\tarcs\tecl_ms\tgpumst_compute_ms\tratio\tgpumst_event_ms\tend_to_end_ms\tupload_ms\tdownload_ms\tload_ms\tfile_MB\tweights\n'
+printf 'graph\tarcs\tecl_ms\tgpumst_compute_ms\tratio\tgpumst_event_ms\tend_to_end_ms\tupload_ms\tdownload_ms\tdev_e2e_ms\tdev_e2e/compute\tdev_e2e_total_ms\tload_ms\tfile_MB\tweights\n'
 for g in $graphs; do
     file=$(table_graph "$g" "$bin" "$data" "$work")
     cat "$file" >/dev/null # into the page cache
@@ -66,7 +70,7 @@ for g in $graphs; do
         ecl_weight=$(echo "$out" | awk '/^weight:/ {print $2}')
         echo "$out" | grep -q "all good" || { echo "gpu_vs_ecl: ECL-MST's own check failed on $g" >&2; echo "$out" >&2; }
     done
-    ours=$("$bin" msf "$file" --backend cuda --repeat "$repeat" --json)
+    ours=$("$bin" msf "$file" --backend cuda --repeat "$repeat" --json --device-inputs)
     python3 - "$g" "$ecl_weight" "$ours" "${ecl_runs[@]}" <<'PY'
 import json, statistics, sys
 g, ecl_weight, ours, ecl = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), [float(x) for x in sys.argv[4:]]
@@ -74,8 +78,10 @@ t = ours["timings_ms"]
 ecl_ms = statistics.median(ecl)
 same = "equal" if str(ours["total_weight"]) == ecl_weight else f"DIFFER ({ours['total_weight']} vs {ecl_weight})"
 event = ours.get("device_event_compute_ms")
+d = ours["device_inputs"]
 print(f"{g}\t{2 * ours['edges']}\t{ecl_ms:.3f}\t{t['compute']:.3f}\t{t['compute'] / ecl_ms:.2f}\t"
       f"{event if event is None else round(event, 3)}\t{t['end_to_end']:.2f}\t{t['upload']:.2f}\t"
-      f"{t['download']:.2f}\t{t['load']:.1f}\t{ours['file_bytes'] / 1e6:.1f}\t{same}")
+      f"{t['download']:.2f}\t{d['end_to_end_ms']:.3f}\t{d['end_to_end_ms'] / t['compute']:.2f}\t"
+      f"{d['end_to_end_with_total_weight_ms']:.3f}\t{t['load']:.1f}\t{ours['file_bytes'] / 1e6:.1f}\t{same}")
 PY
 done

@@ -27,6 +27,11 @@
 #                                    # libgpumst and the machine's own numpy/scipy/networkx
 #   bash scripts/device.sh transfers # there: CUDA suites, memcheck and upload/download
 #                                    # timings (OLD=binary for a build to compare with)
+#   bash scripts/device.sh resident  # there: graphs and primitives in device memory:
+#                                    # tests/device_memory.rs on both GPU tiers (CUDA also
+#                                    # under compute-sanitizer memcheck), ffi-tests (C,
+#                                    # test_device among them) on CUDA, and NY/BAY from
+#                                    # device memory through the command line
 #   bash scripts/device.sh variants  # there: CUDA primitive timings at 2^28 and the scan
 #                                    # and arg-reduction tests with each kernel variant in
 #                                    # device-carry/variants/*.ptx.xz (GPUMST_CUDA_KERNELS;
@@ -44,7 +49,7 @@ build() {
     mkdir -p "$CARRY/bin" "$CARRY/data"
     cargo build --release --bin gpumst --lib
     local tests
-    tests=$(cargo test --release --no-run --message-format=json --test conformance --test primitives 2>/dev/null |
+    tests=$(cargo test --release --no-run --message-format=json --test conformance --test primitives --test device_memory 2>/dev/null |
         python3 -c 'import json,sys
 for line in sys.stdin:
     m = json.loads(line)
@@ -349,7 +354,31 @@ print(sys.argv[1].split("/")[-1], sys.argv[2], j["input_bytes"], j["total_weight
     return $status
 }
 
+# Data already in device memory: the suite on both GPU tiers, memcheck on CUDA, the C
+# API's test_device, and the command line's --device-inputs on the road graphs.
+resident_there() {
+    local status=0
+    {
+        echo "== device_memory suite (CUDA and OpenCL tiers)"
+        timeout -k 5 300 "$CARRY/bin/device_memory" --nocapture 2>&1 | grep -vE '^test .* ok$' | grep -v "^device memory: .* skipped: not in" || status=1
+        echo "== compute-sanitizer memcheck: device_memory on CUDA"
+        GPUMST_TEST_TIERS=cuda timeout -k 5 400 compute-sanitizer --tool memcheck --error-exitcode 9 \
+            "$CARRY/bin/device_memory" --test-threads 1 2>&1 | tail -4 || status=1
+        echo "== C ffi-tests on the CUDA tier (test_device makes cuMemAlloc memory)"
+        GPUMST_FFI_EXPECT_TIER=cuda GPUMST_FFI_LIBDIR="$CARRY/libgpumst" GPUMST_NO_VALGRIND=1 bash ffi-tests/run.sh 2>&1 | grep -E "test_device|FAIL|passed|failed" || status=1
+        for tier in cuda opencl; do
+            for g in NY BAY; do
+                "$CARRY/bin/gpumst" msf "$CARRY/data/$g.gr.xz" --backend "$tier" --repeat 7 --json --device-inputs |
+                    python3 -c 'import json,sys; j=json.load(sys.stdin); t=j["timings_ms"]; d=j["device_inputs"]
+print(j["file"].split("/")[-1], j["backend"], j["forest_edges"], j["total_weight"], "host-input e2e %.3f compute %.3f | device-input e2e %.3f (compute %.3f, with total %.3f) ratio %.2f" % (t["end_to_end"], t["compute"], d["end_to_end_ms"], d["compute_ms"], d["end_to_end_with_total_weight_ms"], d["end_to_end_ms"] / t["compute"]))' || status=1
+            done
+        done
+    } 2>&1 | tee -a "$OUT/resident.log"
+    return $status
+}
+
 case "${1:-}" in
+resident) setup_there && { resident_there || echo "device.sh: device-memory checks FAILED"; } ;;
 tune) setup_there && tune_there ;;
 transfers) setup_there && { transfers_there || echo "device.sh: transfer checks FAILED"; } ;;
 profile) setup_there && profile_there ;;

@@ -308,6 +308,145 @@ struct MsfRun {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// On a GPU tier, also time the call on a graph already in device memory (uploaded
+    /// first, not timed), as a CUDA or OpenCL application makes it: the forest's ids
+    /// are written to device memory, read back once and compared with the host call's.
+    #[arg(long)]
+    device_inputs: bool,
+}
+
+/// The graph uploaded to the context's GPU tier, with room for its forest's ids.
+struct DeviceCopy {
+    u: gpumst::Buffer<u32>,
+    v: gpumst::Buffer<u32>,
+    weights: Option<(DeviceWeights, gpumst::DType)>,
+    ids: gpumst::Buffer<u64>,
+}
+
+/// Uploaded weights of any type (kept alive while their address is used).
+#[allow(dead_code)]
+enum DeviceWeights {
+    I32(gpumst::Buffer<i32>),
+    U32(gpumst::Buffer<u32>),
+    I64(gpumst::Buffer<i64>),
+    U64(gpumst::Buffer<u64>),
+    F32(gpumst::Buffer<f32>),
+    F64(gpumst::Buffer<f64>),
+}
+
+impl DeviceCopy {
+    fn new(ctx: &Context, graph: &EdgeListGraph, weighted: bool) -> gpumst::Result<DeviceCopy> {
+        use gpumst::WeightVec as W;
+        let weights = match graph.weights.as_ref().filter(|_| weighted) {
+            None => None,
+            Some(w) => Some((
+                match w {
+                    W::I32(w) => DeviceWeights::I32(ctx.upload(w)?),
+                    W::U32(w) => DeviceWeights::U32(ctx.upload(w)?),
+                    W::I64(w) => DeviceWeights::I64(ctx.upload(w)?),
+                    W::U64(w) => DeviceWeights::U64(ctx.upload(w)?),
+                    W::F32(w) => DeviceWeights::F32(ctx.upload(w)?),
+                    W::F64(w) => DeviceWeights::F64(ctx.upload(w)?),
+                },
+                w.as_weights().dtype(),
+            )),
+        };
+        let room = graph.num_vertices.saturating_sub(1).min(graph.num_edges());
+        Ok(DeviceCopy {
+            u: ctx.upload(&graph.u)?,
+            v: ctx.upload(&graph.v)?,
+            weights,
+            ids: ctx.upload(&vec![0u64; room.max(1)])?,
+        })
+    }
+
+    fn weights_address(&self) -> Option<usize> {
+        let (w, _) = self.weights.as_ref()?;
+        match w {
+            DeviceWeights::I32(b) => b.device_address(),
+            DeviceWeights::U32(b) => b.device_address(),
+            DeviceWeights::I64(b) => b.device_address(),
+            DeviceWeights::U64(b) => b.device_address(),
+            DeviceWeights::F32(b) => b.device_address(),
+            DeviceWeights::F64(b) => b.device_address(),
+        }
+    }
+
+    /// One call on the device copy: its end-to-end ms and result.
+    fn solve(
+        &self,
+        ctx: &Context,
+        num_vertices: usize,
+        options: &MsfOptions,
+        total_weight: bool,
+    ) -> gpumst::Result<(f64, gpumst::msf::DeviceForest)> {
+        let not_on_device = || gpumst::Error::internal("the upload did not land on a GPU tier");
+        let graph = gpumst::msf::DeviceGraph {
+            num_vertices,
+            num_edges: self.u.len(),
+            u: self.u.device_address().ok_or_else(not_on_device)?,
+            v: self.v.device_address().ok_or_else(not_on_device)?,
+            weights: match &self.weights {
+                None => None,
+                Some((_, dtype)) => {
+                    Some((self.weights_address().ok_or_else(not_on_device)?, *dtype))
+                }
+            },
+        };
+        let output = gpumst::msf::DeviceOutput {
+            edge_ids: self.ids.device_address().ok_or_else(not_on_device)?,
+            queue: 0,
+            total_weight,
+        };
+        let t = Instant::now();
+        // SAFETY: every address is a buffer of this context's GPU tier made above, of
+        // the lengths the graph states, alive for the call.
+        let forest = unsafe { ctx.msf_on_device(&graph, options, &output) }?;
+        Ok((t.elapsed().as_secs_f64() * 1e3, forest))
+    }
+}
+
+/// Times `repeat` calls on a device copy of `graph` (with and without the total weight)
+/// and checks the forest against the host call's: a JSON object of medians.
+fn time_device_inputs(
+    ctx: &Context,
+    graph: &EdgeListGraph,
+    options: &MsfOptions,
+    repeat: u32,
+    expected: &gpumst::Forest,
+) -> gpumst::Result<serde_json::Value> {
+    let copy = DeviceCopy::new(ctx, graph, !options.unweighted)?;
+    let median = |mut runs: Vec<f64>| {
+        runs.sort_by(f64::total_cmp);
+        runs[runs.len() / 2]
+    };
+    let mut bare = Vec::new();
+    let mut computes = Vec::new();
+    let mut with_total = Vec::new();
+    let mut last = None;
+    for _ in 0..repeat {
+        let (ms, forest) = copy.solve(ctx, graph.num_vertices, options, false)?;
+        bare.push(ms);
+        computes.push(forest.device_timings.compute_ms);
+        let (ms, forest) = copy.solve(ctx, graph.num_vertices, options, true)?;
+        with_total.push(ms);
+        last = Some(forest);
+    }
+    let forest = last.expect("repeat >= 1");
+    let mut ids = vec![0u64; copy.ids.len()];
+    ctx.download(&copy.ids, &mut ids)?;
+    ids.truncate(forest.num_edges);
+    if ids != expected.edges || forest.total_weight != Some(expected.total_weight) {
+        return Err(gpumst::Error::internal(
+            "the forest of the graph in device memory differs from the host call's",
+        ));
+    }
+    Ok(json!({
+        "end_to_end_ms": median(bare),
+        "compute_ms": median(computes),
+        "end_to_end_with_total_weight_ms": median(with_total),
+        "forest_matches_host_inputs": true,
+    }))
 }
 
 fn input_bytes(graph: &EdgeListGraph) -> usize {
@@ -399,6 +538,17 @@ fn msf(run: &MsfRun) -> gpumst::Result<()> {
         io::write_forest_edges(path, &loaded, &forest.edges)?;
     }
     let backend = ctx.tier_for(gpumst::Operation::Msf)?;
+    let device_inputs = match (run.device_inputs, backend) {
+        (false, _) => None,
+        (true, Tier::Cpu) => {
+            return Err(gpumst::Error::invalid_argument(
+                "--device-inputs needs a GPU tier (--backend cuda or opencl)",
+            ))
+        }
+        (true, _) => Some(time_device_inputs(
+            &ctx, graph, &options, run.repeat, &forest,
+        )?),
+    };
     if run.json {
         let object = json!({
             "file": run.file.display().to_string(),
@@ -427,6 +577,9 @@ fn msf(run: &MsfRun) -> gpumst::Result<()> {
         if let Some(phases) = load_phases {
             object["load_phases_ms"] = phases;
         }
+        if let Some(device_inputs) = &device_inputs {
+            object["device_inputs"] = device_inputs.clone();
+        }
         println!(
             "{}",
             serde_json::to_string_pretty(&object).expect("JSON of plain data")
@@ -454,6 +607,16 @@ fn msf(run: &MsfRun) -> gpumst::Result<()> {
                 "load {load_ms:.1} ms, upload {upload_ms:.1} ms, device compute {compute_ms:.1} ms, download {download_ms:.1} ms, end to end {end_to_end_ms:.1} ms"
             ),
             None => println!("load {load_ms:.1} ms, compute {compute_ms:.1} ms"),
+        }
+        if let Some(d) = &device_inputs {
+            println!(
+                "from device memory: end to end {:.3} ms (device compute {:.3} ms; {:.3} ms with the total weight), same forest",
+                d["end_to_end_ms"].as_f64().unwrap_or(f64::NAN),
+                d["compute_ms"].as_f64().unwrap_or(f64::NAN),
+                d["end_to_end_with_total_weight_ms"]
+                    .as_f64()
+                    .unwrap_or(f64::NAN)
+            );
         }
     }
     Ok(())

@@ -316,6 +316,61 @@ fn forced_backends_on_msf() {
     assert_clean_failure(&out, "CUDA tier is unavailable");
 }
 
+/// `--device-inputs` on the OpenCL tier (PoCL in CI): the graph in device memory gives
+/// the host call's forest; on the CPU tier it is refused with a reason.
+#[test]
+fn device_inputs_give_the_same_forest() {
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/small.txt");
+    let out = gpumst(&[
+        "msf",
+        small.to_str().unwrap(),
+        "--backend",
+        "cpu",
+        "--device-inputs",
+    ]);
+    assert_clean_failure(&out, "--device-inputs needs a GPU tier");
+    let path = scratch("device_inputs.txt");
+    let generated = gpumst(&[
+        "generate",
+        "random",
+        "--vertices",
+        "3000",
+        "--edges",
+        "20000",
+        "--seed",
+        "5",
+        "--out",
+        path.to_str().unwrap(),
+    ]);
+    assert!(generated.status.success(), "{generated:?}");
+    let out = gpumst(&[
+        "msf",
+        path.to_str().unwrap(),
+        "--backend",
+        "opencl",
+        "--json",
+        "--repeat",
+        "2",
+        "--device-inputs",
+    ]);
+    if !out.status.success() && String::from_utf8_lossy(&out.stderr).contains("unavailable") {
+        eprintln!(
+            "SKIPPED device inputs on OpenCL: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return;
+    }
+    let r = json_of(&out);
+    assert_eq!(
+        r["device_inputs"]["forest_matches_host_inputs"], true,
+        "{r}"
+    );
+    assert!(
+        r["device_inputs"]["end_to_end_ms"].as_f64().unwrap() > 0.0,
+        "{r}"
+    );
+}
+
 /// The issue-18 reproduction: a file declaring 2^32 vertices and one edge. Under a
 /// 4 GB address-space limit the command reports what it could not allocate and exits
 /// with status 1 (no abort); without the limit it computes the forest (isolated
