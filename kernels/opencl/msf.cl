@@ -685,20 +685,60 @@ __kernel void rs_sample_keys(__global const Key* keys, ulong stride, uint count,
         sample[j] = key_of(keys, (uint)(j * stride));
 }
 
-// 1 for each edge in the forest, 0 for the others (summed by the scan primitive).
-__kernel void rs_forest_flags(__global const uchar* in_forest, uint edges,
-                              __global uint* ranks) {
-    uint e = get_global_id(0);
-    if (e < edges)
-        ranks[e] = in_forest[e] ? 1 : 0;
+// The forest's edge ids in ascending order, in two passes over the flags: each
+// work-group takes a block of WG * IDS_PER_ITEM edges, each work-item a run of
+// IDS_PER_ITEM consecutive ones; the host scans the blocks' counts in between.
+#define IDS_PER_ITEM 16
+
+// Exclusive sum over the work-group of each item's `x` (Hillis-Steele in `sums`, WG
+// words); *total receives the group's sum. Every work-item must call it.
+inline uint group_exclusive_sum(uint x, LOCAL uint* sums, uint* total) {
+    uint lid = get_local_id(0);
+    sums[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = 1; d < WG; d <<= 1) {
+        uint y = lid >= d ? sums[lid - d] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        sums[lid] += y;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    uint inclusive = sums[lid];
+    *total = sums[WG - 1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return inclusive - x;
 }
 
-// The forest's edge ids in ascending order: ranks holds the inclusive sums of the flags.
-__kernel void rs_forest_ids(__global const uchar* in_forest, __global const uint* ranks,
-                            uint edges, __global ulong* ids) {
-    uint e = get_global_id(0);
-    if (e < edges && in_forest[e])
-        ids[ranks[e] - 1] = e;
+// Chosen edges in this item's run.
+inline uint run_count(__global const uchar* in_forest, uint edges) {
+    ulong first = (ulong)get_global_id(0) * IDS_PER_ITEM;
+    uint count = 0;
+    for (uint k = 0; k < IDS_PER_ITEM; k++)
+        count += first + k < edges && in_forest[first + k] ? 1 : 0;
+    return count;
+}
+
+// block_counts[g] = chosen edges in block g.
+__kernel void rs_count_chosen(__global const uchar* in_forest, uint edges,
+                              __global uint* block_counts) {
+    __local uint sums[WG];
+    uint total;
+    group_exclusive_sum(run_count(in_forest, edges), sums, &total);
+    if (get_local_id(0) == 0)
+        block_counts[get_group_id(0)] = total;
+}
+
+// Writes the ids: `block_ends` holds the inclusive sums of the blocks' counts.
+__kernel void rs_write_ids(__global const uchar* in_forest, uint edges,
+                           __global const uint* block_ends, __global ulong* ids) {
+    __local uint sums[WG];
+    uint total;
+    uint g = get_group_id(0);
+    uint slot = (g ? block_ends[g - 1] : 0) +
+                group_exclusive_sum(run_count(in_forest, edges), sums, &total);
+    ulong first = (ulong)get_global_id(0) * IDS_PER_ITEM;
+    for (uint k = 0; k < IDS_PER_ITEM; k++)
+        if (first + k < edges && in_forest[first + k])
+            ids[slot++] = first + k;
 }
 
 // The weights of the forest's edges, in its order (the host sums them as it does its

@@ -22,6 +22,7 @@ from ._core import (
     BackendUnavailable,
     Context,
     DeviceError,
+    DeviceForest,
     Error,
     Forest,
     GraphFile,
@@ -43,6 +44,7 @@ from ._core import (
     segmented_scan,
     version,
 )
+from ._device import DeviceArray
 
 __version__ = "0.1.0"
 
@@ -51,7 +53,9 @@ __all__ = [
     "ArgResult",
     "BackendUnavailable",
     "Context",
+    "DeviceArray",
     "DeviceError",
+    "DeviceForest",
     "Error",
     "Forest",
     "GraphFile",

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from . import _native as C
+from ._device import host_dlpack, is_device_array
 
 # The six element types of the C API.
 DTYPES = {
@@ -34,7 +35,12 @@ _UINT32_MAX = 0xFFFF_FFFF
 
 
 def _one_dimensional(name: str, a: Any) -> np.ndarray:
-    arr = np.asarray(a)
+    if is_device_array(a):
+        raise TypeError(
+            f"{name} is in GPU memory; this function takes host arrays (minimum_spanning_forest "
+            "takes device arrays on a CUDA context)"
+        )
+    arr = np.asarray(host_dlpack(a))
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
     return arr

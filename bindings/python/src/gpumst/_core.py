@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from . import _device as D
 from . import _native as C
 from ._arrays import (
     DTYPES,
@@ -262,8 +263,11 @@ class Context:
         algorithm: str = "auto",
         labels: bool = False,
         maximum: bool = False,
-    ) -> Forest:
+        total_weight: bool = True,
+    ) -> Forest | DeviceForest:
         """See :func:`gpumst.minimum_spanning_forest`."""
+        if any(D.is_device_array(a) for a in (u, v, w)):
+            return self._msf_device(u, v, w, num_vertices, algorithm, labels, maximum, total_weight)
         u = vertex_ids("u", u)
         v = vertex_ids("v", v)
         weights = None if w is None else element_array("w", w)
@@ -317,6 +321,67 @@ class Context:
             address(weights),
         )
         return self._msf(graph, algorithm, labels, maximum)
+
+    def native(self) -> D.Native:
+        """The native objects of the context's GPU tier (``tier``, ``context``, ``queue``,
+        ``device`` as integers): :class:`BackendUnavailable` on a CPU context."""
+        native = D.Native()
+        with self._use() as h:
+            self._check(h, lib.gpumst_context_native(h, ctypes.byref(native)))
+        return native
+
+    def _msf_device(self, u, v, w, num_vertices, algorithm, labels, maximum, total_weight) -> DeviceForest:
+        """gpumst_msf_device on CUDA arrays; the forest's ids come back as a DeviceArray."""
+        native = self.native()
+        if native.tier != C.GPUMST_TIER_CUDA:
+            raise BackendUnavailable(f"device arrays from Python need the CUDA tier; this context uses {self.tier}")
+        if num_vertices is None:
+            raise ValueError("num_vertices is required when the edges are in GPU memory")
+        with D.device_views(("u", "v", "w"), (u, v, w), native.queue or 0) as (du, dv, dw):
+            for name, view in (("u", du), ("v", dv)):
+                if view.dtype != np.uint32:
+                    raise TypeError(f"{name} must be uint32 in GPU memory, got {view.dtype}")
+            if dv.length != du.length or (dw is not None and dw.length != du.length):
+                lengths = [du.length, dv.length] + ([dw.length] if dw is not None else [])
+                raise ValueError(f"u, v and w must have one entry per edge, got lengths {lengths}")
+            if dw is not None and np.dtype(dw.dtype).newbyteorder("=") not in DTYPES:
+                raise TypeError(f"w has dtype {dw.dtype}: use int32, uint32, int64, uint64, float32 or float64")
+            streams = sorted({x.stream for x in (du, dv, dw) if x is not None and x.stream})
+            for extra in streams[1:]:
+                D.synchronize(extra)
+            m = du.length
+            edges = D.DeviceArray(native.context, min(max(num_vertices - 1, 0), m), np.uint64)
+            graph = D.DeviceGraphView()
+            lib.gpumst_device_graph_init(
+                ctypes.byref(graph),
+                num_vertices,
+                m,
+                du.address,
+                dv.address,
+                DTYPES[np.dtype(dw.dtype).newbyteorder("=")] if dw is not None else C.GPUMST_U32,
+                dw.address if dw is not None else None,
+            )
+            code = _choice("algorithm", algorithm, ALGORITHMS)
+            flags = (C.GPUMST_MSF_LABELS if labels else 0) | (C.GPUMST_MSF_MAXIMUM if maximum else 0)
+            count, components, total = ctypes.c_uint64(), ctypes.c_uint64(), C.TotalWeight()
+            with self._use() as h:
+                status = lib.gpumst_msf_device(
+                    h,
+                    ctypes.byref(graph),
+                    code,
+                    flags,
+                    edges.address or None,
+                    streams[0] if streams else None,
+                    ctypes.byref(count),
+                    ctypes.byref(components),
+                    ctypes.byref(total) if total_weight else None,
+                )
+                self._check(h, status)
+        edges._shorten(count.value)
+        weight = None
+        if total_weight:
+            weight = total.value if total.is_float else total.exact_high * 2**64 + total.exact_low
+        return DeviceForest(edges, num_vertices, components.value, weight, algorithm.lower(), bool(maximum))
 
     def _msf(self, graph: C.GraphView, algorithm: str, labels: bool, maximum: bool) -> Forest:
         """Runs gpumst_msf on a graph view (its arrays are held by the caller's frame)."""
@@ -504,6 +569,35 @@ class Forest:
         )
 
 
+class DeviceForest:
+    """A spanning forest of a graph given in GPU memory.
+
+    ``edges``: the forest's edge ids, ascending, as a :class:`DeviceArray` of uint64 in
+    CUDA memory (``cupy.asarray(forest.edges)`` or ``torch.as_tensor(forest.edges,
+    device="cuda")`` view it without a copy; ``forest.edges.get()`` copies it to numpy).
+    ``total_weight``: as :class:`Forest` gives it, or None when not asked for.
+    """
+
+    def __init__(self, edges, num_vertices, num_components, total_weight, algorithm, maximum):
+        self.edges = edges
+        self.num_vertices = num_vertices
+        self.num_components = num_components
+        self.total_weight = total_weight
+        self.algorithm = algorithm
+        self.maximum = maximum
+        self.tier = "cuda"
+
+    def __len__(self) -> int:
+        return len(self.edges)
+
+    def __repr__(self) -> str:
+        kind = "maximum" if self.maximum else "minimum"
+        return (
+            f"<gpumst.DeviceForest ({kind}, {self.algorithm} on cuda): {len(self)} edges in GPU memory, "
+            f"{self.num_components} components, total weight {self.total_weight}>"
+        )
+
+
 # ---- graph files --------------------------------------------------------------------
 
 
@@ -603,8 +697,9 @@ def minimum_spanning_forest(
     algorithm: str = "auto",
     labels: bool = False,
     maximum: bool = False,
+    total_weight: bool = True,
     context: Context | None = None,
-) -> Forest:
+) -> Forest | DeviceForest:
     """The minimum spanning forest of an undirected edge list.
 
     Edge ``i`` joins ``u[i]`` and ``v[i]`` (integer vertex ids below ``num_vertices``,
@@ -624,13 +719,27 @@ def minimum_spanning_forest(
     ValueError) naming the offending index, :class:`OutOfMemory` (MemoryError),
     :class:`BackendUnavailable` or :class:`DeviceError`.
 
+    Arrays in GPU memory (CuPy, PyTorch, Numba, JAX: anything with
+    ``__cuda_array_interface__`` or a CUDA ``__dlpack__``) are used where they are, on a
+    CUDA context: u and v must be uint32, ``num_vertices`` must be given, validation runs
+    on the GPU, and the result is a :class:`DeviceForest` whose ``edges`` stay in GPU
+    memory. ``total_weight=False`` skips bringing the forest's weights to the host for
+    the total (``labels`` are not computed for GPU inputs).
+
     >>> import gpumst
     >>> f = gpumst.minimum_spanning_forest([0, 1, 2, 0], [1, 2, 0, 3], [5, -2, 7, 1])
     >>> f.edges.tolist(), f.total_weight, f.num_components
     ([0, 1, 3], 4, 1)
     """
     return _ctx(context).minimum_spanning_forest(
-        u, v, w, num_vertices=num_vertices, algorithm=algorithm, labels=labels, maximum=maximum
+        u,
+        v,
+        w,
+        num_vertices=num_vertices,
+        algorithm=algorithm,
+        labels=labels,
+        maximum=maximum,
+        total_weight=total_weight,
     )
 
 

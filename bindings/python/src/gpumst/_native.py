@@ -51,6 +51,9 @@ uint64_t gpumst_forest_num_vertices(const struct gpumst_forest *forest);
 uint64_t gpumst_forest_num_components(const struct gpumst_forest *forest);
 const uint32_t *gpumst_forest_labels(const struct gpumst_forest *forest);
 gpumst_status gpumst_forest_total_weight(const struct gpumst_forest *forest, struct gpumst_total_weight *total);
+gpumst_status gpumst_device_graph_init(struct gpumst_device_graph *graph, uint64_t num_vertices, uint64_t num_edges, void *u, void *v, gpumst_dtype weight_type, void *weights);
+gpumst_status gpumst_context_native(struct gpumst_context *ctx, struct gpumst_native *native);
+gpumst_status gpumst_msf_device(struct gpumst_context *ctx, const struct gpumst_device_graph *graph, gpumst_algorithm algorithm, uint32_t flags, void *edge_ids, void *stream, uint64_t *num_edges, uint64_t *num_components, struct gpumst_total_weight *total);
 """
 
 # Constants from include/gpumst.h (tests/test_abi.py checks every GPUMST_* name here).

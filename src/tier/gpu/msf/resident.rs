@@ -76,6 +76,9 @@ fn key_kind(dtype: DType) -> u32 {
 
 const NO_POSITION: u32 = u32::MAX;
 
+/// Edges per work-item when the forest's ids are written (IDS_PER_ITEM in msf.cl).
+const IDS_PER_ITEM: usize = 16;
+
 /// Solves `edges` (weights of type W) on `tier`, writing the forest's edge ids in
 /// ascending order to `request.ids_out`. `adjacency` builds Prim's CSR on the host
 /// (Prim alone brings the graph over).
@@ -226,7 +229,6 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
     };
     let mut in_forest = tier.alloc::<u8>(m)?;
     tier.fill(&mut in_forest, 0, m)?;
-    tier.finish()?;
     lap(&mut timings.upload_ms);
 
     let run = Run {
@@ -255,37 +257,34 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
     timings.compute_device_ms = device_ms;
     lap(&mut timings.compute_ms);
 
-    // The forest's ids in ascending order: ranks by an inclusive scan of the flags.
-    let mut ranks = tier.alloc::<u32>(m)?;
-    run_on(
-        "rs_forest_flags",
-        m,
-        &[in_forest.arg(), Arg::U32(m as u32), ranks.arg()],
-    )?;
-    tier.scan_resident(&mut ranks, None, ScanOp::Sum, ScanKind::Inclusive)?;
-    let count = tier.read_one(&ranks, m - 1)? as usize;
+    // The forest's ids in ascending order: per block of edges its count of chosen ones,
+    // their inclusive scan, then each block writes its ids from there (rs_write_ids).
+    let group = tier.settings.group_size;
+    let blocks = m.div_ceil(group * IDS_PER_ITEM);
+    let mut block_ends = tier.alloc::<u32>(blocks)?;
+    let id_args = [in_forest.arg(), Arg::U32(m as u32), block_ends.arg()];
+    run_on("rs_count_chosen", blocks * group, &id_args)?;
+    tier.scan_resident(&mut block_ends, None, ScanOp::Sum, ScanKind::Inclusive)?;
+    if let Some(ids) = &ids {
+        run_on(
+            "rs_write_ids",
+            blocks * group,
+            &[id_args[0], id_args[1], id_args[2], ids.arg()],
+        )?;
+    }
+    // Read behind the ids' writes: one wait for both.
+    let count = tier.read_one(&block_ends, blocks - 1)? as usize;
     if count > capacity {
         return Err(Error::internal(format!(
             "the device found a forest of {count} edges in a graph of {n} vertices and {m} edges"
         )));
     }
     let forest_weights = match (&ids, &weights) {
-        (Some(ids), _) => {
-            run_on(
-                "rs_forest_ids",
-                m,
-                &[in_forest.arg(), ranks.arg(), Arg::U32(m as u32), ids.arg()],
-            )?;
-            match &weights {
-                Some(w) if request.forest_weights => {
-                    Some(gather_weights(tier, &program, w, ids, count)?)
-                }
-                _ => None,
-            }
+        (Some(ids), Some(w)) if request.forest_weights => {
+            Some(gather_weights(tier, &program, w, ids, count)?)
         }
         _ => None,
     };
-    tier.finish()?;
     lap(&mut timings.download_ms);
     timings.peak_device_bytes = tier.meter.peak().saturating_sub(held_before);
     Ok(ResidentOutcome::Forest {
