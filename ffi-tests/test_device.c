@@ -8,7 +8,6 @@
  * dlopen, so the test needs no OpenCL or CUDA headers. Results are compared with the
  * host functions on the same data, and errors with the host path's messages.
  */
-#include <dlfcn.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,98 +15,9 @@
 
 #include "check.h"
 
-/* ---- the few driver functions the test needs ------------------------------------ */
-
-typedef void *(*cl_create_buffer_fn)(void *ctx, uint64_t flags, size_t size, void *host, int32_t *err);
-typedef int32_t (*cl_enqueue_rw_fn)(void *queue, void *mem, uint32_t blocking, size_t offset,
-                                    size_t size, void *ptr, uint32_t num_events, const void *events,
-                                    void *event);
-typedef int32_t (*cl_release_fn)(void *mem);
-typedef int (*cu_ctx_set_current_fn)(void *ctx);
-typedef int (*cu_mem_alloc_fn)(unsigned long long *dptr, size_t bytes);
-typedef int (*cu_memcpy_htod_fn)(unsigned long long dst, const void *src, size_t bytes);
-typedef int (*cu_memcpy_dtoh_fn)(void *dst, unsigned long long src, size_t bytes);
-typedef int (*cu_mem_free_fn)(unsigned long long dptr);
-
-/* One tier's memory: allocate, copy in and out, free. */
-struct device {
-    gpumst_native native;
-    void *library;
-    cl_create_buffer_fn cl_create;
-    cl_enqueue_rw_fn cl_write, cl_read;
-    cl_release_fn cl_release;
-    cu_ctx_set_current_fn cu_set_current;
-    cu_mem_alloc_fn cu_alloc;
-    cu_memcpy_htod_fn cu_htod;
-    cu_memcpy_dtoh_fn cu_dtoh;
-    cu_mem_free_fn cu_free;
-};
-
-static int open_device(struct device *d, gpumst_context *ctx)
-{
-    memset(d, 0, sizeof *d);
-    CHECK_STATUS(gpumst_context_native(ctx, &d->native), GPUMST_OK);
-    if (d->native.tier == GPUMST_TIER_OPENCL) {
-        d->library = dlopen("libOpenCL.so.1", RTLD_NOW);
-        if (!d->library)
-            return 0;
-        d->cl_create = (cl_create_buffer_fn)dlsym(d->library, "clCreateBuffer");
-        d->cl_write = (cl_enqueue_rw_fn)dlsym(d->library, "clEnqueueWriteBuffer");
-        d->cl_read = (cl_enqueue_rw_fn)dlsym(d->library, "clEnqueueReadBuffer");
-        d->cl_release = (cl_release_fn)dlsym(d->library, "clReleaseMemObject");
-        return d->cl_create && d->cl_write && d->cl_read && d->cl_release;
-    }
-    d->library = dlopen("libcuda.so.1", RTLD_NOW);
-    if (!d->library)
-        return 0;
-    d->cu_set_current = (cu_ctx_set_current_fn)dlsym(d->library, "cuCtxSetCurrent");
-    d->cu_alloc = (cu_mem_alloc_fn)dlsym(d->library, "cuMemAlloc_v2");
-    d->cu_htod = (cu_memcpy_htod_fn)dlsym(d->library, "cuMemcpyHtoD_v2");
-    d->cu_dtoh = (cu_memcpy_dtoh_fn)dlsym(d->library, "cuMemcpyDtoH_v2");
-    d->cu_free = (cu_mem_free_fn)dlsym(d->library, "cuMemFree_v2");
-    if (!(d->cu_set_current && d->cu_alloc && d->cu_htod && d->cu_dtoh && d->cu_free))
-        return 0;
-    /* The primary context gpumst uses, as the CUDA runtime would make it current. */
-    return d->cu_set_current(d->native.context) == 0;
-}
-
-/* Device memory holding `bytes` bytes of `host` (or uninitialised when host is NULL). */
-static void *device_copy(struct device *d, const void *host, size_t bytes)
-{
-    if (d->native.tier == GPUMST_TIER_OPENCL) {
-        int32_t err = 0;
-        void *mem = d->cl_create(d->native.context, 1 /* CL_MEM_READ_WRITE */, bytes, NULL, &err);
-        CHECK(mem != NULL && err == 0, "clCreateBuffer: %d", (int)err);
-        if (mem && host)
-            CHECK(d->cl_write(d->native.queue, mem, 1, 0, bytes, (void *)host, 0, NULL, NULL) == 0,
-                  "clEnqueueWriteBuffer");
-        return mem;
-    }
-    unsigned long long dptr = 0;
-    CHECK(d->cu_alloc(&dptr, bytes) == 0, "cuMemAlloc");
-    if (dptr && host)
-        CHECK(d->cu_htod(dptr, host, bytes) == 0, "cuMemcpyHtoD");
-    return (void *)(uintptr_t)dptr;
-}
-
-static void device_read(struct device *d, void *mem, void *host, size_t bytes)
-{
-    if (d->native.tier == GPUMST_TIER_OPENCL)
-        CHECK(d->cl_read(d->native.queue, mem, 1, 0, bytes, host, 0, NULL, NULL) == 0,
-              "clEnqueueReadBuffer");
-    else
-        CHECK(d->cu_dtoh(host, (unsigned long long)(uintptr_t)mem, bytes) == 0, "cuMemcpyDtoH");
-}
-
-static void device_free(struct device *d, void *mem)
-{
-    if (!mem)
-        return;
-    if (d->native.tier == GPUMST_TIER_OPENCL)
-        d->cl_release(mem);
-    else
-        d->cu_free((unsigned long long)(uintptr_t)mem);
-}
+/* Device memory made as an application makes it (device_memory.h). */
+#define DEVICE_CHECK(cond, what) CHECK(cond, "%s", what)
+#include "device_memory.h"
 
 /* ---- the tests ------------------------------------------------------------------ */
 
@@ -326,8 +236,7 @@ int main(void)
             printf("test_device: the %s tier tested\n", names[t]);
         }
         gpumst_context_destroy(ctx);
-        if (d.library)
-            dlclose(d.library);
+        device_close(&d);
     }
     return check_summary("test_device");
 }

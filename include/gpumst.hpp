@@ -1032,6 +1032,106 @@ inline Forest minimum_spanning_forest(Context &ctx, const GraphFile &file, const
     return detail::run_msf(ctx, file.graph(), options);
 }
 
+// ---- data in device memory ---------------------------------------------------------
+//
+// Device memory is what the context's GPU tier calls memory: on CUDA a device pointer
+// of the device's primary context (from cudaMalloc, cuMemAlloc, CuPy, PyTorch); on
+// OpenCL a cl_mem made in the cl_context of native(ctx), passed as its pointer value.
+// `stream` is a CUstream or cl_command_queue: the call's work starts after what was
+// issued to it so far (nullptr: none), and is complete when the call returns.
+
+// The native objects of the context's GPU tier (CUcontext and CUstream, or cl_context,
+// cl_command_queue and cl_device_id). A context without a GPU tier throws
+// Error(Status::BackendUnavailable).
+inline gpumst_native native(Context &ctx)
+{
+    gpumst_native out;
+    ctx.check(gpumst_context_native(ctx.handle("gpumst::native"), &out), "gpumst_context_native");
+    return out;
+}
+
+// What a device forest call returns to the host; the edge ids stay on the device.
+struct DeviceForest {
+    std::uint64_t num_edges = 0;
+    std::uint64_t num_components = 0;
+    std::optional<TotalWeight> total_weight;  // when asked for (it brings the forest's weights over)
+};
+
+struct DeviceMsfOptions {
+    MsfOptions msf;               // labels are not computed for device graphs
+    void *stream = nullptr;       // the caller's CUstream or cl_command_queue
+    bool total_weight = true;     // also compute DeviceForest::total_weight
+};
+
+namespace detail {
+inline DeviceForest device_msf(Context &ctx, std::uint64_t num_vertices, std::uint64_t num_edges, const void *u,
+                               const void *v, gpumst_dtype weight_type, const void *w, std::uint64_t *edge_ids,
+                               const DeviceMsfOptions &options)
+{
+    gpumst_device_graph graph;
+    gpumst_device_graph_init(&graph, num_vertices, num_edges, const_cast<void *>(u), const_cast<void *>(v),
+                             weight_type, const_cast<void *>(w));
+    DeviceForest forest;
+    TotalWeight total;
+    gpumst_total_weight raw;
+    ctx.check(gpumst_msf_device(ctx.handle("gpumst::minimum_spanning_forest_device"), &graph,
+                                static_cast<gpumst_algorithm>(options.msf.algorithm), msf_flags(options.msf),
+                                edge_ids, options.stream, &forest.num_edges, &forest.num_components,
+                                options.total_weight ? &raw : nullptr),
+              "gpumst_msf_device");
+    if (options.total_weight) {
+        total.is_float = raw.is_float != 0;
+        total.value = raw.value;
+        total.exact_high = raw.exact_high;
+        total.exact_low = raw.exact_low;
+        forest.total_weight = total;
+    }
+    return forest;
+}
+}  // namespace detail
+
+// The minimum spanning forest of an edge list in device memory (num_edges entries of
+// u, v and w each); its edge ids, ascending, go to device memory edge_ids, which holds
+// min(num_vertices - 1, num_edges) of them. Validation runs on the device and throws
+// Error(Status::InvalidGraph) with the host call's message.
+template <class W>
+DeviceForest minimum_spanning_forest_device(Context &ctx, std::uint64_t num_vertices, std::uint64_t num_edges,
+                                            const std::uint32_t *u, const std::uint32_t *v, const W *w,
+                                            std::uint64_t *edge_ids, const DeviceMsfOptions &options = {})
+{
+    return detail::device_msf(ctx, num_vertices, num_edges, u, v, detail::code<W>(), w, edge_ids, options);
+}
+
+// Unweighted: the spanning forest of the lowest edge ids.
+inline DeviceForest minimum_spanning_forest_device(Context &ctx, std::uint64_t num_vertices,
+                                                   std::uint64_t num_edges, const std::uint32_t *u,
+                                                   const std::uint32_t *v, std::uint64_t *edge_ids,
+                                                   const DeviceMsfOptions &options = {})
+{
+    return detail::device_msf(ctx, num_vertices, num_edges, u, v, GPUMST_U32, nullptr, edge_ids, options);
+}
+
+// out = scan of in, n elements in device memory (out may be in).
+template <class T>
+void scan_device(Context &ctx, const T *in, T *out, std::uint64_t n, Op op, ScanKind kind, void *stream = nullptr)
+{
+    ctx.check(gpumst_scan_device(ctx.handle("gpumst::scan_device"), detail::code<T>(),
+                                 static_cast<gpumst_scan_op>(op), static_cast<gpumst_scan_kind>(kind), in, out, n,
+                                 stream),
+              "gpumst_scan_device");
+}
+
+// The minimum of n elements in device memory and its first index (n > 0).
+template <class T>
+ArgResult<T> argmin_device(Context &ctx, const T *in, std::uint64_t n, void *stream = nullptr)
+{
+    ArgResult<T> result{T(), empty_index};
+    ctx.check(gpumst_argmin_device(ctx.handle("gpumst::argmin_device"), detail::code<T>(), in, n, stream,
+                                   &result.value, &result.index),
+              "gpumst_argmin_device");
+    return result;
+}
+
 }  // namespace gpumst
 
 #endif  // GPUMST_HPP

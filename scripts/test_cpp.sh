@@ -70,7 +70,7 @@ say "PREFIX $PREFIX (gpumst $(pkg-config --modversion gpumst)), $("$CXX" --versi
 rm -rf "$OUT"
 mkdir -p "$OUT"
 WARNINGS=(-Wall -Wextra -Wpedantic -Werror)
-TEST_SOURCES=(test_support test_basics test_primitives test_msf test_files)
+TEST_SOURCES=(test_support test_basics test_primitives test_msf test_files test_device)
 
 # The binary loads libgpumst from PREFIX (an LD_LIBRARY_PATH could point elsewhere).
 expect_prefix_library() {
@@ -124,7 +124,7 @@ compile_tests() {
         objects+=("$dir/$name.o")
         while (($(jobs -rp | wc -l) >= JOBS)); do wait -n || failed=1; done
         # shellcheck disable=SC2046 # pkg-config's words are separate arguments
-        "$CXX" -std=c++17 "${WARNINGS[@]}" "$@" -DGPUMST_SOURCE_DIR="\"$ROOT\"" $(pkg-config --cflags gpumst) \
+        "$CXX" -std=c++17 "${WARNINGS[@]}" "$@" -DGPUMST_SOURCE_DIR="\"$ROOT\"" -I"$ROOT/ffi-tests" $(pkg-config --cflags gpumst) \
             -c "$SRC/$name.cpp" -o "$dir/$name.o" &
     done
     while (($(jobs -rp | wc -l) > 0)); do wait -n || failed=1; done
@@ -171,7 +171,7 @@ t0=$SECONDS
 say "2. also: the tests compile as C++20 (-fsyntax-only)"
 for name in "${TEST_SOURCES[@]}"; do
     # shellcheck disable=SC2046
-    "$CXX" -std=c++20 "${WARNINGS[@]}" -fsyntax-only -DGPUMST_SOURCE_DIR="\"$ROOT\"" $(pkg-config --cflags gpumst) \
+    "$CXX" -std=c++20 "${WARNINGS[@]}" -fsyntax-only -DGPUMST_SOURCE_DIR="\"$ROOT\"" -I"$ROOT/ffi-tests" $(pkg-config --cflags gpumst) \
         "$SRC/$name.cpp" &
 done
 failed=0

@@ -55,6 +55,19 @@ impl<D: Device> Gpu<D> {
         op: ScanOp,
         kind: ScanKind,
     ) -> Result<()> {
+        self.scan_queued(data, flags, op, kind)?;
+        self.finish()
+    }
+
+    /// [`Gpu::scan_resident`] without waiting for it: the scan is issued to the queue,
+    /// and later work on the queue sees its result.
+    pub(crate) fn scan_queued<T: Element>(
+        &self,
+        data: &mut DeviceBuffer<D, T>,
+        flags: Option<&DeviceBuffer<D, u8>>,
+        op: ScanOp,
+        kind: ScanKind,
+    ) -> Result<()> {
         let n = data.len();
         if n == 0 {
             return Ok(());
@@ -95,8 +108,7 @@ impl<D: Device> Gpu<D> {
             Arg::U32((kind == ScanKind::Exclusive) as u32),
             data.arg(),
         ]);
-        self.launch(&program, "scan_downsweep", groups * group, group, &args)?;
-        self.finish()
+        self.launch(&program, "scan_downsweep", groups * group, group, &args)
     }
 
     /// The chained scan: one launch, one tile per work-group.
@@ -147,7 +159,7 @@ impl<D: Device> Gpu<D> {
             ],
         )?;
         drop(kept);
-        self.finish()
+        Ok(())
     }
 
     /// Head flags on the device from CSR offsets (validated by the caller).

@@ -1,0 +1,84 @@
+// Data in device memory through gpumst.hpp: native(), minimum_spanning_forest_device,
+// scan_device and argmin_device on the OpenCL tier where it opens (PoCL in CI), against
+// the host functions; refusals on the CPU tier. The memory is made as an application
+// makes it (ffi-tests/device_memory.h: clCreateBuffer in gpumst's cl_context).
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+#define DEVICE_CHECK(cond, what) EXPECT_TRUE(cond) << (what)
+#include "device_memory.h"
+
+using gpumst::Status;
+using gpumst_test::throws_error;
+using gpumst_test::to_vector;
+
+TEST(DeviceMemory, CpuContextsRefuseWithAReason)
+{
+    gpumst::Context cpu(gpumst::Tier::Cpu);
+    EXPECT_TRUE(throws_error([&] { gpumst::native(cpu); }, Status::BackendUnavailable, {"GPU tier"}));
+    std::uint32_t *nowhere = nullptr;
+    std::uint64_t *ids = nullptr;
+    EXPECT_TRUE(throws_error([&] { gpumst::minimum_spanning_forest_device(cpu, 2, 1, nowhere, nowhere, ids); },
+                             Status::BackendUnavailable, {"GPU tier"}));
+}
+
+TEST(DeviceMemory, OpenClForestAndPrimitivesMatchTheHost)
+{
+    if (gpumst_test::quick())
+        GTEST_SKIP() << "left out of the quick (valgrind) run: PoCL's kernel compiler under valgrind takes minutes";
+    std::optional<gpumst::Context> found;
+    try {
+        found.emplace(gpumst::Tier::OpenCL);
+    } catch (const gpumst::Error &e) {
+        GTEST_SKIP() << "the OpenCL tier does not open here: " << e.what();
+    }
+    gpumst::Context &ctx = *found;
+    device d;
+    ASSERT_TRUE(open_device(&d, ctx.native())) << "libOpenCL.so.1's functions";
+    const std::uint32_t n = 500;
+    std::vector<std::uint32_t> u, v;
+    std::vector<double> w;
+    std::mt19937_64 random(11);
+    for (int e = 0; e < 4000; e++) {
+        u.push_back(static_cast<std::uint32_t>(random() % n));
+        v.push_back(static_cast<std::uint32_t>(random() % n));
+        w.push_back(static_cast<double>(random() % 300) / 8.0);
+    }
+    void *du = device_copy(&d, u.data(), u.size() * 4), *dv = device_copy(&d, v.data(), v.size() * 4);
+    void *dw = device_copy(&d, w.data(), w.size() * 8), *ids = device_copy(&d, nullptr, (n - 1) * 8);
+    const gpumst::Forest host = gpumst::minimum_spanning_forest(ctx, n, u, v, w);
+    const gpumst::DeviceForest forest = gpumst::minimum_spanning_forest_device(
+        ctx, n, u.size(), static_cast<const std::uint32_t *>(du), static_cast<const std::uint32_t *>(dv),
+        static_cast<const double *>(dw), static_cast<std::uint64_t *>(ids));
+    ASSERT_EQ(forest.num_edges, host.edges().size());
+    std::vector<std::uint64_t> got(forest.num_edges);
+    device_read(&d, ids, got.data(), got.size() * 8);
+    EXPECT_EQ(got, to_vector(host.edges()));
+    EXPECT_EQ(forest.num_components, host.num_components());
+    ASSERT_TRUE(forest.total_weight.has_value());
+    EXPECT_EQ(forest.total_weight->value, host.total_weight().value);
+    gpumst::DeviceMsfOptions no_total;
+    no_total.total_weight = false;
+    no_total.msf.maximum = true;
+    EXPECT_FALSE(gpumst::minimum_spanning_forest_device(ctx, n, u.size(), static_cast<const std::uint32_t *>(du),
+                                                        static_cast<const std::uint32_t *>(dv),
+                                                        static_cast<const double *>(dw),
+                                                        static_cast<std::uint64_t *>(ids), no_total)
+                     .total_weight.has_value());
+
+    std::vector<double> scanned(w.size()), expected(w.size());
+    gpumst::scan_device(ctx, static_cast<const double *>(dw), static_cast<double *>(dw), w.size(),
+                        gpumst::Op::Max, gpumst::Inclusive);
+    device_read(&d, dw, scanned.data(), scanned.size() * 8);
+    gpumst::scan(ctx, w, expected, gpumst::Op::Max, gpumst::Inclusive);
+    EXPECT_EQ(scanned, expected);
+    const auto device_min = gpumst::argmin_device(ctx, static_cast<const std::uint32_t *>(du), u.size());
+    const auto host_min = gpumst::argmin(ctx, u);
+    EXPECT_EQ(device_min.value, host_min.value);
+    EXPECT_EQ(device_min.index, host_min.index);
+    for (void *memory : {du, dv, dw, ids})
+        device_free(&d, memory);
+    device_close(&d);
+}
