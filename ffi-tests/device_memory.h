@@ -49,11 +49,11 @@ static void device_symbol(void *library, const char *name, void *function_pointe
 }
 #define DEVICE_SYMBOL(d, field, name) device_symbol((d)->library, name, &(d)->field, sizeof((d)->field))
 
-/* Opens the driver library of the context's GPU tier: 1 on success. */
-static int open_device(struct device *d, gpumst_context *ctx)
+/* Opens the driver library of the tier `native` describes: 1 on success. */
+static int open_device_native(struct device *d, const gpumst_native *native)
 {
     memset(d, 0, sizeof *d);
-    DEVICE_CHECK(gpumst_context_native(ctx, &d->native) == GPUMST_OK, "gpumst_context_native");
+    d->native = *native;
     if (d->native.tier == GPUMST_TIER_OPENCL) {
         d->library = dlopen("libOpenCL.so.1", RTLD_NOW);
         if (!d->library)
@@ -76,6 +76,15 @@ static int open_device(struct device *d, gpumst_context *ctx)
         return 0;
     /* The primary context gpumst uses, as the CUDA runtime would make it current. */
     return d->cu_set_current(d->native.context) == 0;
+}
+
+/* Opens the driver library of the context's GPU tier: 1 on success. */
+static int open_device(struct device *d, gpumst_context *ctx)
+{
+    gpumst_native native;
+    memset(&native, 0, sizeof native);
+    DEVICE_CHECK(gpumst_context_native(ctx, &native) == GPUMST_OK, "gpumst_context_native");
+    return open_device_native(d, &native);
 }
 
 /* Device memory holding `bytes` bytes of `host` (or uninitialised when host is NULL). */

@@ -1,0 +1,96 @@
+package gpumst_test
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gpumst.dev/gpumst"
+	"gpumst.dev/gpumst/internal/devmem"
+)
+
+func TestDeviceCallsNeedAGPUTier(t *testing.T) {
+	ctx := openTier(t, gpumst.TierCPU)
+	if _, err := ctx.Native(); !errors.Is(err, gpumst.ErrBackendUnavailable) {
+		t.Fatalf("Native on the CPU tier: %v", err)
+	}
+	g := gpumst.DeviceGraph{NumVertices: 2, NumEdges: 1, U: 0x1000, V: 0x2000}
+	_, err := gpumst.MinimumSpanningForestDeviceUnweighted(ctx, g, 0x3000, gpumst.DeviceOptions{})
+	if !errors.Is(err, gpumst.ErrBackendUnavailable) {
+		t.Fatalf("a device forest on the CPU tier: %v", err)
+	}
+}
+
+// On each GPU tier that opens (OpenCL on PoCL in CI): the forest of a graph in
+// device memory is the host call's, and errors are the host call's.
+func TestDeviceForestMatchesTheHost(t *testing.T) {
+	for _, tier := range []gpumst.Tier{gpumst.TierOpenCL, gpumst.TierCUDA} {
+		t.Run(tier.String(), func(t *testing.T) {
+			ctx := openTier(t, tier)
+			native, err := ctx.Native()
+			if err != nil {
+				t.Fatal(err)
+			}
+			dev, err := devmem.Open(int32(native.Tier), native.Context, native.Queue, native.Device)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer dev.Close()
+			rng := rand.New(rand.NewPCG(5, 6))
+			g := randomGraph(rng, 400, 3000, drawFloat32(rng))
+			u, v, w := devmem.Copy(dev, g.u, len(g.u)), devmem.Copy(dev, g.v, len(g.v)), devmem.Copy(dev, g.w, len(g.w))
+			ids := devmem.Copy[uint64](dev, nil, g.n-1)
+			defer func() {
+				for _, m := range []uintptr{u, v, w, ids} {
+					dev.Free(m)
+				}
+			}()
+			graph := gpumst.DeviceGraph{NumVertices: uint64(g.n), NumEdges: uint64(len(g.u)),
+				U: gpumst.DevicePtr(u), V: gpumst.DevicePtr(v), W: gpumst.DevicePtr(w)}
+			for _, maximum := range []bool{false, true} {
+				var opts []gpumst.Option
+				if maximum {
+					opts = append(opts, gpumst.Maximum())
+				}
+				host, err := gpumst.MinimumSpanningForest(ctx, g.n, g.u, g.v, g.w, opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				forest, err := gpumst.MinimumSpanningForestDevice[float32](ctx, graph, gpumst.DevicePtr(ids), gpumst.DeviceOptions{}, opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := make([]uint64, forest.NumEdges)
+				devmem.Read(dev, ids, got)
+				want := make([]uint64, len(host.Edges))
+				for i, e := range host.Edges {
+					want[i] = uint64(e)
+				}
+				if !slices.Equal(got, want) || forest.NumComponents != uint64(host.NumComponents) {
+					t.Fatalf("maximum=%v: device forest %d edges, host %d", maximum, len(got), len(want))
+				}
+				if forest.Total == nil || forest.Total.Float != host.Total.Float {
+					t.Fatalf("maximum=%v: total %v, host %v", maximum, forest.Total, host.Total)
+				}
+			}
+			noTotal, err := gpumst.MinimumSpanningForestDeviceUnweighted(ctx, graph, gpumst.DevicePtr(ids),
+				gpumst.DeviceOptions{NoTotalWeight: true})
+			if err != nil || noTotal.Total != nil {
+				t.Fatalf("unweighted without a total: %v %v", noTotal, err)
+			}
+			g.u[17] = uint32(g.n + 3)
+			bad := devmem.Copy(dev, g.u, len(g.u))
+			defer dev.Free(bad)
+			graph.U = gpumst.DevicePtr(bad)
+			_, err = gpumst.MinimumSpanningForestDevice[float32](ctx, graph, gpumst.DevicePtr(ids), gpumst.DeviceOptions{})
+			var e *gpumst.Error
+			if !errors.As(err, &e) || e.Status != gpumst.StatusInvalidGraph || e.Message != "gpumst_msf_device: edge 17: u = 403 is out of range for 400 vertices" {
+				t.Fatalf("an id out of range: %v", err)
+			}
+			if devmem.Failures() != 0 {
+				t.Fatalf("%d driver calls failed", devmem.Failures())
+			}
+		})
+	}
+}
