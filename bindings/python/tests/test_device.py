@@ -75,8 +75,10 @@ def test_device_arrays_need_a_cuda_context():
     fake = _FakeCuda()
     with pytest.raises(gpumst.BackendUnavailable, match="GPU tier"):
         cpu.minimum_spanning_forest(fake, fake, num_vertices=5)
-    with pytest.raises(TypeError, match="GPU memory"):
+    with pytest.raises(gpumst.BackendUnavailable, match="GPU tier"):
         cpu.scan(fake)
+    with pytest.raises(TypeError, match="GPU memory"):
+        cpu.segmented_scan(fake, offsets=[0, 4])
     assert D.is_device_array(fake) and not D.is_device_array(np.zeros(3))
 
 
@@ -154,3 +156,29 @@ def test_cuda_inputs_are_validated_on_the_device(cuda):
         cuda.minimum_spanning_forest(wide, dv, num_vertices=100)
     with pytest.raises(TypeError, match="host memory"):
         cuda.minimum_spanning_forest(du, v, num_vertices=100)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint64, np.float32, np.float64])
+def test_cuda_primitives_keep_their_results_on_the_gpu(cuda, dtype):
+    rng = np.random.default_rng(3)
+    a = (rng.integers(0, 1000, 100_000) - (0 if np.dtype(dtype).kind == "u" else 500)).astype(dtype)
+    native = cuda.native()
+    da = D.DeviceArray.from_host(native.context, a)
+    for op in ("sum", "min", "max"):
+        for exclusive in (False, True):
+            got = cuda.scan(da, op, exclusive=exclusive)
+            assert isinstance(got, gpumst.DeviceArray)
+            np.testing.assert_array_equal(got.get(), cuda.scan(a, op, exclusive=exclusive))
+    # Into a given device array, and from a DLPack producer.
+    out = D.DeviceArray(native.context, len(a), dtype)
+    assert cuda.scan(_CudaDLPack(da), "sum", out=out) is out
+    np.testing.assert_array_equal(out.get(), cuda.scan(a, "sum"))
+    assert tuple(cuda.argmin(da)) == tuple(cuda.argmin(a))
+    offsets = np.array([0, 10, 10, 5000, 99_999, 100_000], dtype=np.uint64)
+    result = cuda.segmented_argmin(da, D.DeviceArray.from_host(native.context, offsets))
+    host = cuda.segmented_argmin(a, offsets)
+    np.testing.assert_array_equal(result.values.get(), host.values)
+    # Indices are uint64 on the GPU: an empty segment's is UINT64_MAX (-1 on the host).
+    np.testing.assert_array_equal(result.indices.get().astype(np.int64), host.indices)
+    with pytest.raises(ValueError, match="must hold"):
+        cuda.scan(da, "sum", out=D.DeviceArray(native.context, 5, dtype))

@@ -398,6 +398,8 @@ class Context:
 
     def scan(self, a: Any, op: str = "sum", *, exclusive: bool = False, out: np.ndarray | None = None) -> np.ndarray:
         """See :func:`gpumst.scan`."""
+        if D.is_device_array(a):
+            return self._scan_device(a, op, exclusive, out)
         x = element_array("a", a)
         out = self._scan_output(x, out)
         op_code = _choice("op", op, _OPS)
@@ -440,6 +442,88 @@ class Context:
             self._check(h, status)
         return out
 
+    # -- primitives on CUDA arrays: results stay on the GPU ------------------------------
+
+    def _cuda_native(self) -> D.Native:
+        native = self.native()
+        if native.tier != C.GPUMST_TIER_CUDA:
+            raise BackendUnavailable(f"GPU arrays from Python need the CUDA tier; this context uses {self.tier}")
+        return native
+
+    @staticmethod
+    def _device_output(native: D.Native, name: str, out: Any, length: int, dtype: np.dtype) -> tuple[Any, D.DeviceView]:
+        """`out` (a CUDA array of `length` x `dtype`) or a new DeviceArray, and its view."""
+        if out is None:
+            out = D.DeviceArray(native.context, length, dtype)
+        with D.device_views((name,), (out,), 0) as (view,):
+            if view.length != length or np.dtype(view.dtype) != np.dtype(dtype):
+                raise ValueError(f"{name} must hold {length} x {np.dtype(dtype)}, got {view.length} x {view.dtype}")
+        return out, view
+
+    @staticmethod
+    def _device_element(view: D.DeviceView, name: str) -> int:
+        dtype = np.dtype(view.dtype).newbyteorder("=")
+        if dtype not in DTYPES:
+            raise TypeError(f"{name} has dtype {view.dtype}: use int32, uint32, int64, uint64, float32 or float64")
+        return DTYPES[dtype]
+
+    def _scan_device(self, a: Any, op: str, exclusive: bool, out: Any) -> Any:
+        native = self._cuda_native()
+        with D.device_views(("a",), (a,), native.queue or 0) as (x,):
+            dtype = self._device_element(x, "a")
+            out, y = self._device_output(native, "out", out, x.length, x.dtype)
+            op_code = _choice("op", op, _OPS)
+            kind = C.GPUMST_EXCLUSIVE if exclusive else C.GPUMST_INCLUSIVE
+            with self._use() as h:
+                status = lib.gpumst_scan_device(
+                    h, dtype, op_code, kind, x.address or None, y.address or None, x.length, x.stream or None
+                )
+                self._check(h, status)
+        return out
+
+    def _argmin_device(self, a: Any) -> ArgResult:
+        native = self._cuda_native()
+        with D.device_views(("a",), (a,), native.queue or 0) as (x,):
+            dtype = self._device_element(x, "a")
+            if x.length == 0:
+                raise ValueError("argmin of an empty array")
+            value = np.empty(1, dtype=x.dtype)
+            index = ctypes.c_uint64()
+            with self._use() as h:
+                status = lib.gpumst_argmin_device(
+                    h, dtype, x.address, x.length, x.stream or None, address(value), ctypes.byref(index)
+                )
+                self._check(h, status)
+        return ArgResult(value[0], index.value)
+
+    def _segmented_argmin_device(self, a: Any, offsets: Any, out: Any) -> SegmentedArgResult:
+        native = self._cuda_native()
+        with D.device_views(("a", "offsets"), (a, offsets), native.queue or 0) as (x, o):
+            dtype = self._device_element(x, "a")
+            if np.dtype(o.dtype) != np.uint64 or o.length == 0:
+                raise TypeError(f"offsets must be a non-empty uint64 GPU array, got {o.length} x {o.dtype}")
+            segments = o.length - 1
+            outs = (None, None) if out is None else out
+            values, v = self._device_output(native, "out[0] (values)", outs[0], segments, x.dtype)
+            indices, i = self._device_output(native, "out[1] (indices)", outs[1], segments, np.uint64)
+            streams = sorted({s for s in (x.stream, o.stream) if s})
+            for extra in streams[1:]:
+                D.synchronize(extra)
+            with self._use() as h:
+                status = lib.gpumst_segmented_argmin_device(
+                    h,
+                    dtype,
+                    x.address or None,
+                    x.length,
+                    o.address,
+                    segments,
+                    v.address or None,
+                    i.address or None,
+                    streams[0] if streams else None,
+                )
+                self._check(h, status)
+        return SegmentedArgResult(values, indices)
+
     @staticmethod
     def _scan_output(x: np.ndarray, out: np.ndarray | None) -> np.ndarray:
         if out is None:
@@ -448,6 +532,8 @@ class Context:
 
     def argmin(self, a: Any) -> ArgResult:
         """See :func:`gpumst.argmin`."""
+        if D.is_device_array(a):
+            return self._argmin_device(a)
         return self._arg(a, lib.gpumst_argmin, "argmin")
 
     def argmax(self, a: Any) -> ArgResult:
@@ -468,6 +554,8 @@ class Context:
         self, a: Any, offsets: Any, *, out: tuple[np.ndarray, np.ndarray] | None = None
     ) -> SegmentedArgResult:
         """See :func:`gpumst.segmented_argmin`."""
+        if D.is_device_array(a) or D.is_device_array(offsets):
+            return self._segmented_argmin_device(a, offsets, out)
         return self._segmented_arg(a, offsets, out, lib.gpumst_segmented_argmin)
 
     def segmented_argmax(
@@ -770,6 +858,11 @@ def scan(
     result is the same on every tier and run; min and max propagate NaN. An exclusive
     scan starts with the identity (0, the type's max, the type's min). ``out`` may be
     the input itself (in place). Returns ``out`` (a new array if None).
+
+    A CUDA array (``__cuda_array_interface__`` or DLPack, on a CUDA context) is scanned
+    where it is, into ``out`` (a CUDA array) or a new :class:`DeviceArray`; ``argmin``
+    and ``segmented_argmin`` take CUDA arrays too (the latter's offsets as a uint64 CUDA
+    array; its results stay on the GPU, an empty segment's index as UINT64_MAX).
 
     >>> import gpumst
     >>> gpumst.scan([3, 1, 4, 1, 5], exclusive=True).tolist()

@@ -53,6 +53,9 @@ const uint32_t *gpumst_forest_labels(const struct gpumst_forest *forest);
 gpumst_status gpumst_forest_total_weight(const struct gpumst_forest *forest, struct gpumst_total_weight *total);
 gpumst_status gpumst_device_graph_init(struct gpumst_device_graph *graph, uint64_t num_vertices, uint64_t num_edges, void *u, void *v, gpumst_dtype weight_type, void *weights);
 gpumst_status gpumst_context_native(struct gpumst_context *ctx, struct gpumst_native *native);
+gpumst_status gpumst_scan_device(struct gpumst_context *ctx, gpumst_dtype dtype, gpumst_scan_op op, gpumst_scan_kind kind, const void *input, void *output, uint64_t n, void *stream);
+gpumst_status gpumst_argmin_device(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, void *stream, void *value, uint64_t *index);
+gpumst_status gpumst_segmented_argmin_device(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, const void *offsets, uint64_t num_segments, void *values, void *indices, void *stream);
 gpumst_status gpumst_msf_device(struct gpumst_context *ctx, const struct gpumst_device_graph *graph, gpumst_algorithm algorithm, uint32_t flags, void *edge_ids, void *stream, uint64_t *num_edges, uint64_t *num_components, struct gpumst_total_weight *total);
 """
 
