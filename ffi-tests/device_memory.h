@@ -25,6 +25,8 @@ typedef int (*cu_mem_alloc_fn)(unsigned long long *dptr, size_t bytes);
 typedef int (*cu_memcpy_htod_fn)(unsigned long long dst, const void *src, size_t bytes);
 typedef int (*cu_memcpy_dtoh_fn)(void *dst, unsigned long long src, size_t bytes);
 typedef int (*cu_mem_free_fn)(unsigned long long dptr);
+typedef int (*cu_ctx_create_fn)(void **ctx, unsigned int flags, int device);
+typedef int (*cu_ctx_destroy_fn)(void *ctx);
 
 /* One tier's memory: allocate, copy in and out, free. */
 struct device {
@@ -38,6 +40,8 @@ struct device {
     cu_memcpy_htod_fn cu_htod;
     cu_memcpy_dtoh_fn cu_dtoh;
     cu_mem_free_fn cu_free;
+    cu_ctx_create_fn cu_ctx_create;
+    cu_ctx_destroy_fn cu_ctx_destroy;
 };
 
 /* A symbol as a function pointer (memcpy: C++ forbids casting object pointers to
@@ -72,6 +76,8 @@ static int open_device_native(struct device *d, const gpumst_native *native)
     DEVICE_SYMBOL(d, cu_htod, "cuMemcpyHtoD_v2");
     DEVICE_SYMBOL(d, cu_dtoh, "cuMemcpyDtoH_v2");
     DEVICE_SYMBOL(d, cu_free, "cuMemFree_v2");
+    DEVICE_SYMBOL(d, cu_ctx_create, "cuCtxCreate_v2");
+    DEVICE_SYMBOL(d, cu_ctx_destroy, "cuCtxDestroy_v2");
     if (!(d->cu_set_current && d->cu_alloc && d->cu_htod && d->cu_dtoh && d->cu_free))
         return 0;
     /* The primary context gpumst uses, as the CUDA runtime would make it current. */

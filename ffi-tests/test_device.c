@@ -195,6 +195,71 @@ static void primitives_match_the_host_functions(gpumst_context *ctx, struct devi
     device_free(d, out);
 }
 
+/* A CUDA application's own context (not the primary one): memory made in it is
+ * refused by a gpumst context on the primary context, with a reason, and used by one
+ * created on it through options.cuda_context. */
+static void adopted_cuda_context(void)
+{
+    gpumst_options options;
+    gpumst_options_init(&options);
+    options.tier = GPUMST_TIER_CUDA;
+    gpumst_context *primary = NULL;
+    char why[512] = "";
+    if (gpumst_context_create(&options, &primary, why, sizeof why) != GPUMST_OK) {
+        printf("test_device: SKIPPED options.cuda_context: %s\n", why);
+        return;
+    }
+    struct device d;
+    CHECK(open_device(&d, primary), "libcuda's functions");
+    void *own = NULL;
+    CHECK(d.cu_ctx_create && d.cu_ctx_create(&own, 0, 0) == 0 && own != NULL, "cuCtxCreate");
+    if (own == NULL) {
+        gpumst_context_destroy(primary);
+        device_close(&d);
+        return;
+    }
+    /* The test graph's memory, made in the application's context. */
+    static const uint32_t u[] = {0, 1, 2, 3, 0}, v[] = {1, 2, 3, 0, 2};
+    static const uint32_t w[] = {4, 3, 2, 1, 5};
+    CHECK(d.cu_set_current(own) == 0, "cuCtxSetCurrent");
+    void *du = device_copy(&d, u, sizeof u), *dv = device_copy(&d, v, sizeof v);
+    void *dw = device_copy(&d, w, sizeof w), *ids = device_copy(&d, NULL, 3 * sizeof(uint64_t));
+    gpumst_device_graph g;
+    gpumst_device_graph_init(&g, 4, 5, du, dv, GPUMST_U32, dw);
+    char message[512];
+    CHECK_STATUS(gpumst_msf_device(primary, &g, GPUMST_ALGORITHM_AUTO, 0, ids, NULL, NULL, NULL, NULL),
+                 GPUMST_INVALID_ARGUMENT);
+    gpumst_context_last_error(primary, message, sizeof message);
+    CHECK(strstr(message, "another CUDA context") != NULL, "%s", message);
+
+    options.cuda_context = own;
+    gpumst_context *adopted = NULL;
+    CHECK_STATUS(gpumst_context_create(&options, &adopted, why, sizeof why), GPUMST_OK);
+    uint64_t count = 0, got[3] = {0, 0, 0};
+    gpumst_total_weight total;
+    CHECK_STATUS(gpumst_msf_device(adopted, &g, GPUMST_ALGORITHM_AUTO, 0, ids, NULL, &count, NULL, &total),
+                 GPUMST_OK);
+    CHECK(d.cu_set_current(own) == 0, "cuCtxSetCurrent");
+    device_read(&d, ids, got, sizeof got);
+    /* By weight: 3 (1), 2 (2), 1 (3) join all four vertices; total 6. */
+    CHECK(count == 3 && got[0] == 1 && got[1] == 2 && got[2] == 3 && total.exact_low == 6,
+          "%" PRIu64 " edges: %" PRIu64 " %" PRIu64 " %" PRIu64 ", total %" PRIu64, count, got[0], got[1],
+          got[2], total.exact_low);
+    gpumst_native native;
+    CHECK_STATUS(gpumst_context_native(adopted, &native), GPUMST_OK);
+    CHECK(native.context == own, "the adopted context is the one gpumst uses");
+    gpumst_context_destroy(adopted);
+    CHECK(d.cu_set_current(own) == 0, "cuCtxSetCurrent");
+    device_free(&d, du);
+    device_free(&d, dv);
+    device_free(&d, dw);
+    device_free(&d, ids);
+    CHECK(d.cu_ctx_destroy(own) == 0, "cuCtxDestroy");
+    gpumst_context_destroy(primary);
+    device_close(&d);
+    printf("test_device: options.cuda_context tested\n");
+}
+
 static void cpu_contexts_refuse_device_memory(void)
 {
     gpumst_options options;
@@ -238,5 +303,6 @@ int main(void)
         gpumst_context_destroy(ctx);
         device_close(&d);
     }
+    adopted_cuda_context();
     return check_summary("test_device");
 }

@@ -84,6 +84,10 @@ typedef struct gpumst_options {
   uint32_t device_index;
   // CPU worker threads; 0 means all cores.
   uint32_t cpu_threads;
+  // A `CUcontext` the CUDA tier uses instead of the device's primary context (its
+  // device is then the device; `device_index` is ignored by the CUDA tier); NULL:
+  // the primary context. The caller keeps it alive while the gpumst context lives.
+  void *cuda_context;
 } gpumst_options;
 
 // Element type of a `void*` array.

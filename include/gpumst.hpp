@@ -321,6 +321,7 @@ struct ContextOptions {
     Tier tier = Tier::Auto;
     std::uint32_t device = 0;       // device index of a GPU tier (the CPU tier ignores it)
     std::uint32_t cpu_threads = 0;  // CPU worker threads; 0 means all cores
+    void *cuda_context = nullptr;   // a CUcontext to use instead of the device's primary one
 };
 
 namespace detail {
@@ -361,6 +362,7 @@ public:
         raw.tier = static_cast<gpumst_tier>(options.tier);
         raw.device_index = options.device;
         raw.cpu_threads = options.cpu_threads;
+        raw.cuda_context = options.cuda_context;
         char error[detail::error_capacity] = "";
         const gpumst_status status = gpumst_context_create(&raw, &ctx_, error, sizeof error);
         if (status != GPUMST_OK)

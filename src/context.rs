@@ -18,6 +18,11 @@ pub struct Options {
     pub device_index: u32,
     /// CPU worker threads; 0 means all cores (or `RAYON_NUM_THREADS`).
     pub cpu_threads: usize,
+    /// A `CUcontext` (its handle's value) for the CUDA tier to use instead of the
+    /// device's primary context, for applications that made their own; its device is
+    /// used and `device_index` is ignored by the CUDA tier. 0: the primary context. The
+    /// caller keeps it alive while this context lives.
+    pub cuda_context: usize,
 }
 
 impl Default for Options {
@@ -26,6 +31,7 @@ impl Default for Options {
             tier: Tier::Auto,
             device_index: 0,
             cpu_threads: 0,
+            cuda_context: 0,
         }
     }
 }
@@ -55,6 +61,7 @@ impl Context {
         let settings = OpenSettings {
             device_index: options.device_index,
             cpu_threads: options.cpu_threads,
+            cuda_context: options.cuda_context,
         };
         let requested = match options.tier {
             Tier::Auto => match std::env::var(BACKEND_ENV) {

@@ -94,6 +94,10 @@ pub struct gpumst_options {
     pub device_index: u32,
     /// CPU worker threads; 0 means all cores.
     pub cpu_threads: u32,
+    /// A `CUcontext` the CUDA tier uses instead of the device's primary context (its
+    /// device is then the device; `device_index` is ignored by the CUDA tier); NULL:
+    /// the primary context. The caller keeps it alive while the gpumst context lives.
+    pub cuda_context: *mut c_void,
 }
 
 /// An opened library context (opaque). Any function may be called on the same
@@ -292,6 +296,7 @@ pub unsafe extern "C" fn gpumst_options_init(options: *mut gpumst_options) -> gp
             tier: GPUMST_TIER_AUTO,
             device_index: 0,
             cpu_threads: 0,
+            cuda_context: std::ptr::null_mut(),
         };
         Ok(())
     })
@@ -373,6 +378,7 @@ fn read_options(options: *const gpumst_options) -> Result<Options> {
         tier: tier_from_c(raw.tier)?,
         device_index: raw.device_index,
         cpu_threads: raw.cpu_threads as usize,
+        cuda_context: raw.cuda_context as usize,
     })
 }
 

@@ -120,6 +120,8 @@ impl Backend {
 pub(crate) struct OpenSettings {
     pub device_index: u32,
     pub cpu_threads: usize,
+    /// The caller's CUcontext for the CUDA tier (0: the device's primary context).
+    pub cuda_context: usize,
 }
 
 /// Opens `tier` (never `Auto`), or says why it cannot be used.
@@ -145,7 +147,10 @@ pub(crate) fn open(tier: Tier, settings: &OpenSettings) -> Result<Backend> {
         Tier::Cpu => Ok(Backend::Cpu(cpu::CpuTier::new(settings.cpu_threads)?)),
         Tier::Cuda => {
             gpu(&report.cuda, "CUDA")?;
-            Ok(Backend::Cuda(cuda::open(settings.device_index)?))
+            Ok(Backend::Cuda(cuda::open(
+                settings.device_index,
+                settings.cuda_context,
+            )?))
         }
         Tier::OpenCl => {
             gpu(&report.opencl, "OpenCL")?;

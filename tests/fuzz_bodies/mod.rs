@@ -95,6 +95,7 @@ pub fn cpu_context() -> &'static Context {
             tier: Tier::Cpu,
             device_index: 0,
             cpu_threads: fuzz_threads(),
+            cuda_context: 0,
         })
         .expect("the CPU tier always opens")
     })
@@ -1276,6 +1277,8 @@ unsafe fn c_context_create(c: &mut Caller) {
             0xFF => 0,
             x => 1 + (x & 1) as u32,
         },
+        // A made-up CUcontext would be dereferenced by the driver: never fuzzed.
+        cuda_context: std::ptr::null_mut(),
     };
     let null_options = sel & 1 != 0 && auto_is_cpu();
     let null_out = sel & 2 != 0;

@@ -113,11 +113,15 @@ fn primitives_module(dtype: DType, op: crate::ScanOp, segmented: bool) -> String
     )
 }
 
-/// A retained primary context with this gpumst context's stream and memory pool, kept
-/// until the last user (device, buffer or module) lets go of it.
+/// A retained primary context (or the caller's own context) with this gpumst context's
+/// stream and memory pool, kept until the last user (device, buffer or module) lets go
+/// of it.
 struct Context {
     context: sys::CUcontext,
     device: sys::CUdevice,
+    /// Whether `context` is the device's primary context, retained here (and released
+    /// on drop); false for a context the caller made and keeps.
+    primary: bool,
     stream: sys::CUstream,
     /// gpumst's own stream-ordered pool: allocations and frees cost no device-wide
     /// synchronization (cuMemFree's), and other users of the primary context keep
@@ -249,14 +253,26 @@ fn parallel_copy(to: &mut [u8], from: &[u8]) {
 }
 
 impl Context {
-    /// Retains the primary context of `device` and creates the stream and pool.
-    fn open(device: sys::CUdevice, pool_keeps_bytes: u64) -> Result<Context> {
-        // SAFETY: a valid device; released in Drop (or below on failure).
-        let primary = unsafe { result::primary_ctx::retain(device) }
-            .map_err(|e| cuda_error("cuDevicePrimaryCtxRetain", e))?;
+    /// Retains the primary context of `device` (or takes the caller's `adopted`
+    /// context of that device) and creates the stream and pool.
+    fn open(
+        device: sys::CUdevice,
+        pool_keeps_bytes: u64,
+        adopted: Option<sys::CUcontext>,
+    ) -> Result<Context> {
+        let (context, primary) = match adopted {
+            Some(context) => (context, false),
+            // SAFETY: a valid device; released in Drop (or below on failure).
+            None => (
+                unsafe { result::primary_ctx::retain(device) }
+                    .map_err(|e| cuda_error("cuDevicePrimaryCtxRetain", e))?,
+                true,
+            ),
+        };
         let mut context = Context {
-            context: primary,
+            context,
             device,
+            primary,
             stream: std::ptr::null_mut(),
             pool: std::ptr::null_mut(),
             staging: std::ptr::null_mut(),
@@ -351,7 +367,9 @@ impl Drop for Context {
                     let _ = result::free_host(self.staging.cast());
                 }
             }
-            let _ = result::primary_ctx::release(self.device);
+            if self.primary {
+                let _ = result::primary_ctx::release(self.device);
+            }
         }
     }
 }
@@ -507,9 +525,11 @@ fn cuda_error(what: &str, e: DriverError) -> Error {
     }
 }
 
-/// Opens CUDA device `index`. The caller has checked that the probe found the driver
-/// and the device (cudarc panics when libcuda is missing).
-pub(crate) fn open(index: u32) -> Result<CudaTier> {
+/// Opens CUDA device `index` in its primary context, or, when `adopted` is a
+/// CUcontext's value (not 0), the caller's context and its device. The caller has
+/// checked that the probe found the driver and the device (cudarc panics when libcuda
+/// is missing).
+pub(crate) fn open(index: u32, adopted: usize) -> Result<CudaTier> {
     // SAFETY: only reports whether cudarc can load the driver library.
     if !unsafe { sys::is_culib_present() } {
         return Err(Error::backend_unavailable(
@@ -523,7 +543,22 @@ pub(crate) fn open(index: u32) -> Result<CudaTier> {
     unsafe { sys::cuDriverGetVersion(&mut driver) }
         .result()
         .map_err(fail("cuDriverGetVersion"))?;
-    let device = result::device::get(index as i32).map_err(fail("cuDeviceGet"))?;
+    let adopted = (adopted != 0).then_some(adopted as sys::CUcontext);
+    let device = match adopted {
+        None => result::device::get(index as i32).map_err(fail("cuDeviceGet"))?,
+        Some(context) => {
+            // SAFETY: the caller's live context (its promise); made current only to ask
+            // for its device, as every later call does before using it.
+            unsafe { result::ctx::set_current(context) }
+                .map_err(fail("cuCtxSetCurrent on options.cuda_context"))?;
+            let mut device = 0;
+            // SAFETY: writes one device handle for the current context.
+            unsafe { sys::cuCtxGetDevice(&mut device) }
+                .result()
+                .map_err(fail("cuCtxGetDevice on options.cuda_context"))?;
+            device
+        }
+    };
     let attribute = |a| {
         // SAFETY: a valid device and attribute.
         unsafe { result::device::get_attribute(device, a) }.map_err(fail("cuDeviceGetAttribute"))
@@ -544,7 +579,7 @@ pub(crate) fn open(index: u32) -> Result<CudaTier> {
     }
     let pool_keeps_bytes =
         gpu::bytes_setting(POOL_KEEP_ENV)?.unwrap_or(total as u64 / POOL_KEEPS_SHARE);
-    let context = Arc::new(Context::open(device, pool_keeps_bytes)?);
+    let context = Arc::new(Context::open(device, pool_keeps_bytes, adopted)?);
     let name = format!(
         "{device_name} (CUDA, compute {}.{}, driver {}.{})",
         compute.0,
@@ -801,9 +836,11 @@ impl gpu::Device for CudaDevice {
             )
         };
         if !owner.is_null() && owner != self.context.context {
-            return Err(not_ours(
-                "it belongs to another CUDA context than the device's primary one, which gpumst and the CUDA runtime use".into(),
-            ));
+            return Err(not_ours(if self.context.primary {
+                "it belongs to another CUDA context than the device's primary one, which gpumst and the CUDA runtime use (pass that context as options.cuda_context)".into()
+            } else {
+                "it belongs to another CUDA context than options.cuda_context".into()
+            }));
         }
         let (mut base, mut size) = (0, 0);
         // SAFETY: writes the allocation's base and size for a known address.

@@ -108,6 +108,7 @@ class Options(ctypes.Structure):
         ("tier", ctypes.c_int32),
         ("device_index", ctypes.c_uint32),
         ("cpu_threads", ctypes.c_uint32),
+        ("cuda_context", ctypes.c_void_p),
     ]
 
 
