@@ -304,6 +304,23 @@ fn bad_calls_are_refused_with_a_reason() {
         long.num_edges = 31;
         let e = refuse(long, MsfOptions::default(), &small.ids);
         assert!(e.message().starts_with("u:"), "{e}");
+        // An empty graph reads no array: null addresses are fine, as for host arrays.
+        let empty = DeviceGraph {
+            num_vertices: 5,
+            num_edges: 0,
+            u: 0,
+            v: 0,
+            weights: Some((0, DType::F32)),
+        };
+        let output = DeviceOutput {
+            edge_ids: 0,
+            queue: 0,
+            total_weight: true,
+        };
+        // SAFETY: no address is read for a graph without edges.
+        let forest = unsafe { ctx.msf_on_device(&empty, &MsfOptions::default(), &output) }.unwrap();
+        assert_eq!((forest.num_edges, forest.num_components), (0, 5));
+        assert_eq!(forest.total_weight, Some(gpumst::TotalWeight::Float(0.0)));
         let mut null = small.graph();
         null.v = 0;
         let e = refuse(null, MsfOptions::default(), &small.ids);

@@ -107,6 +107,14 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
     let capacity = n.saturating_sub(1).min(m);
     // SAFETY (every wrap and follow below): the caller's promise.
     unsafe { tier.follow(request.queue as *mut std::ffi::c_void)? };
+    if m == 0 {
+        // No array is read (they may be null, as for empty host arrays).
+        return Ok(ResidentOutcome::Forest {
+            count: 0,
+            weights: request.forest_weights.then(Vec::new),
+            timings,
+        });
+    }
     let eu = unsafe { tier.wrap::<u32>(edges.u, m, "u")? };
     let ev = unsafe { tier.wrap::<u32>(edges.v, m, "v")? };
     let ids = match capacity {
@@ -117,13 +125,6 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
         Some(address) => Some(unsafe { tier.wrap::<W>(address, m, "weights")? }),
         None => None,
     };
-    if m == 0 {
-        return Ok(ResidentOutcome::Forest {
-            count: 0,
-            weights: request.forest_weights.then(Vec::new),
-            timings,
-        });
-    }
     if n == 0 {
         // Every end is out of range; name the first as the host does.
         let value = tier.read_one(&eu, 0)?;
