@@ -154,6 +154,28 @@ static void primitives_match_the_host_functions(gpumst_context *ctx, struct devi
                  GPUMST_OK);
     CHECK(memcmp(scanned, expected, sizeof expected) == 0, "in-place max scan differs");
 
+    /* Segmented, by device offsets (one empty segment), into another array. */
+    static uint64_t seg_offsets[5] = {0, 1000, 1000, 30000, n};
+    void *d_seg = device_copy(d, seg_offsets, sizeof seg_offsets);
+    void *d_data = device_copy(d, data, sizeof data);
+    CHECK_STATUS(gpumst_segmented_scan_offsets_device(ctx, GPUMST_I64, GPUMST_SUM, GPUMST_EXCLUSIVE, d_data,
+                                                      out, n, d_seg, 4, NULL),
+                 GPUMST_OK);
+    device_read(d, out, scanned, sizeof scanned);
+    CHECK_STATUS(gpumst_segmented_scan_offsets(ctx, GPUMST_I64, GPUMST_SUM, GPUMST_EXCLUSIVE, data, expected, n,
+                                               seg_offsets, 4),
+                 GPUMST_OK);
+    CHECK(memcmp(scanned, expected, sizeof expected) == 0, "segmented scan differs");
+    seg_offsets[2] = 999; /* decreasing: refused as on the host */
+    void *d_bad_seg = device_copy(d, seg_offsets, sizeof seg_offsets);
+    CHECK_STATUS(gpumst_segmented_scan_offsets_device(ctx, GPUMST_I64, GPUMST_SUM, GPUMST_EXCLUSIVE, d_data,
+                                                      d_data, n, d_bad_seg, 4, NULL),
+                 GPUMST_INVALID_ARGUMENT);
+    seg_offsets[2] = 1000;
+    device_free(d, d_bad_seg);
+    device_free(d, d_seg);
+    device_free(d, d_data);
+
     void *fresh = device_copy(d, data, sizeof data);
     int64_t value = 0, host_value = 0;
     uint64_t index = 0, host_index = 0;

@@ -1123,6 +1123,19 @@ void scan_device(Context &ctx, const T *in, T *out, std::uint64_t n, Op op, Scan
               "gpumst_scan_device");
 }
 
+// Segmented scan of n elements in device memory (out may be in): segment s is
+// [offsets[s], offsets[s+1]), with num_segments + 1 offsets in device memory.
+template <class T>
+void segmented_scan_device(Context &ctx, const T *in, T *out, std::uint64_t n, const std::uint64_t *offsets,
+                           std::uint64_t num_segments, Op op, ScanKind kind, void *stream = nullptr)
+{
+    ctx.check(gpumst_segmented_scan_offsets_device(ctx.handle("gpumst::segmented_scan_device"), detail::code<T>(),
+                                                   static_cast<gpumst_scan_op>(op),
+                                                   static_cast<gpumst_scan_kind>(kind), in, out, n, offsets,
+                                                   num_segments, stream),
+              "gpumst_segmented_scan_offsets_device");
+}
+
 // The minimum of n elements in device memory and its first index (n > 0).
 template <class T>
 ArgResult<T> argmin_device(Context &ctx, const T *in, std::uint64_t n, void *stream = nullptr)

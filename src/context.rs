@@ -561,6 +561,30 @@ impl Context {
         }
     }
 
+    /// Scans each segment `offsets[s]..offsets[s + 1]` of a resident buffer in place
+    /// ([`Context::segmented_scan_offsets`] where the data and offsets live).
+    pub fn segmented_scan_buffer<T: Element>(
+        &self,
+        buffer: &mut Buffer<T>,
+        offsets: &Buffer<u64>,
+        op: ScanOp,
+        kind: ScanKind,
+    ) -> Result<()> {
+        let tiers = (buffer.tier(), offsets.tier());
+        match (&mut buffer.storage, &offsets.storage) {
+            (Storage::Host(d), Storage::Host(o)) => {
+                self.segmented_scan_offsets_in_place(d, o, op, kind)
+            }
+            (Storage::OpenCl(d), Storage::OpenCl(o)) => {
+                self.gpu_of()?.segmented_scan_resident(d, o, op, kind)
+            }
+            (Storage::Cuda(d), Storage::Cuda(o)) => {
+                self.gpu_of()?.segmented_scan_resident(d, o, op, kind)
+            }
+            _ => Err(mixed_tiers(tiers.0, tiers.1)),
+        }
+    }
+
     /// Copies resident `source` into resident `target` of the same length, where they
     /// live (device to device on a GPU).
     pub fn copy_buffer<T: Element>(

@@ -353,5 +353,41 @@ fn primitives_run_on_wrapped_device_memory() {
             .unwrap();
         assert_eq!(scanned, expected);
         assert_eq!(DType::I64, i64::DTYPE);
+
+        // Segmented, offsets on the device too (an empty segment; then a bad one).
+        let offsets = [0u64, 10, 10, 5000, 99_999, data.len() as u64];
+        let device_offsets = ctx.upload(&offsets).unwrap();
+        let mut segmented = ctx.upload(&data).unwrap();
+        ctx.segmented_scan_buffer(
+            &mut segmented,
+            &device_offsets,
+            ScanOp::Min,
+            ScanKind::Exclusive,
+        )
+        .unwrap();
+        let mut got = vec![0i64; data.len()];
+        ctx.download(&segmented, &mut got).unwrap();
+        ctx.segmented_scan_offsets(
+            &data,
+            &mut expected,
+            &offsets,
+            ScanOp::Min,
+            ScanKind::Exclusive,
+        )
+        .unwrap();
+        assert_eq!(got, expected);
+        let bad = ctx.upload(&[0u64, 20, 10, data.len() as u64]).unwrap();
+        let on_device = ctx
+            .segmented_scan_buffer(&mut segmented, &bad, ScanOp::Sum, ScanKind::Inclusive)
+            .unwrap_err();
+        let on_host = ctx
+            .segmented_scan_offsets_in_place(
+                &mut got,
+                &[0, 20, 10, data.len() as u64],
+                ScanOp::Sum,
+                ScanKind::Inclusive,
+            )
+            .unwrap_err();
+        assert_eq!(on_device.message(), on_host.message());
     }
 }

@@ -74,6 +74,20 @@ TEST(DeviceMemory, OpenClForestAndPrimitivesMatchTheHost)
     device_read(&d, dw, scanned.data(), scanned.size() * 8);
     gpumst::scan(ctx, w, expected, gpumst::Op::Max, gpumst::Inclusive);
     EXPECT_EQ(scanned, expected);
+    const std::vector<std::uint64_t> offsets = {0, 100, 100, 2500, u.size()};
+    void *doffsets = device_copy(&d, offsets.data(), offsets.size() * 8);
+    void *du_copy = device_copy(&d, u.data(), u.size() * 4);
+    gpumst::segmented_scan_device(ctx, static_cast<const std::uint32_t *>(du_copy),
+                                  static_cast<std::uint32_t *>(du_copy), u.size(),
+                                  static_cast<const std::uint64_t *>(doffsets), offsets.size() - 1, gpumst::Op::Sum,
+                                  gpumst::Exclusive);
+    std::vector<std::uint32_t> segmented(u.size()), segmented_host(u.size());
+    device_read(&d, du_copy, segmented.data(), segmented.size() * 4);
+    gpumst::segmented_scan(ctx, u, segmented_host, gpumst::Span<const std::uint64_t>(offsets), gpumst::Op::Sum,
+                           gpumst::Exclusive);
+    EXPECT_EQ(segmented, segmented_host);
+    device_free(&d, doffsets);
+    device_free(&d, du_copy);
     const auto device_min = gpumst::argmin_device(ctx, static_cast<const std::uint32_t *>(du), u.size());
     const auto host_min = gpumst::argmin(ctx, u);
     EXPECT_EQ(device_min.value, host_min.value);

@@ -240,6 +240,46 @@ pub unsafe extern "C" fn gpumst_scan_device(
     })
 }
 
+/// Segmented scan of `n` elements of `dtype` in device memory from `input` into
+/// `output` (`output == input` scans in place): segment s is `offsets[s] ..
+/// offsets[s+1]`, with `offsets` num_segments + 1 uint64_t in device memory, validated
+/// on the device with gpumst_segmented_scan_offsets's messages. After the work the
+/// caller issued to `stream` (NULL: none); complete when the call returns.
+#[no_mangle]
+pub unsafe extern "C" fn gpumst_segmented_scan_offsets_device(
+    ctx: *mut gpumst_context,
+    dtype: gpumst_dtype,
+    op: gpumst_scan_op,
+    kind: gpumst_scan_kind,
+    input: *const c_void,
+    output: *mut c_void,
+    n: u64,
+    offsets: *const c_void,
+    num_segments: u64,
+    stream: *mut c_void,
+) -> gpumst_status {
+    with_context(ctx, "gpumst_segmented_scan_offsets_device", |c| {
+        let (op, kind) = (op_from_c(op)?, kind_from_c(kind)?);
+        let entries = num_segments
+            .checked_add(1)
+            .ok_or_else(|| Error::invalid_argument("num_segments is too large"))?;
+        // SAFETY: the caller's contract on the stream and every array.
+        unsafe { c.follow_queue(stream as usize) }?;
+        let offsets = unsafe { lent::<u64>(c, offsets, entries) }?;
+        with_element!(dtype, T => {
+            let mut target = match n {
+                0 => c.upload::<T>(&[])?,
+                _ => unsafe { lent::<T>(c, output, n) }?,
+            };
+            if n > 0 && input != output.cast_const() {
+                let source = unsafe { lent::<T>(c, input, n) }?;
+                c.copy_buffer(&source, &mut target)?;
+            }
+            c.segmented_scan_buffer(&mut target, &offsets, op, kind)
+        })
+    })
+}
+
 /// The minimum of `n` elements of `dtype` in device memory and its first index (as
 /// gpumst_argmin: `*value` and `*index` are host memory), after the work the caller
 /// issued to `stream` (NULL: none).

@@ -164,11 +164,20 @@ impl<D: Device> Gpu<D> {
 
     /// Head flags on the device from CSR offsets (validated by the caller).
     fn flags_from_offsets(&self, offsets: &[u64], n: usize) -> Result<DeviceBuffer<D, u8>> {
+        let device_offsets = self.upload(offsets)?;
+        self.flags_from_resident_offsets(&device_offsets, n)
+    }
+
+    /// [`Gpu::flags_from_offsets`] from offsets already on the device.
+    fn flags_from_resident_offsets(
+        &self,
+        offsets: &DeviceBuffer<D, u64>,
+        n: usize,
+    ) -> Result<DeviceBuffer<D, u8>> {
         let mut flags = self.alloc::<u8>(n)?;
         self.fill(&mut flags, 0, n)?;
-        let segments = offsets.len() - 1;
+        let segments = offsets.len().saturating_sub(1);
         if segments > 0 {
-            let device_offsets = self.upload(offsets)?;
             // Any element type's program carries the kernel; u32 sum is the smallest.
             let program = self.program(ProgramKind::Primitives(
                 crate::DType::U32,
@@ -181,15 +190,28 @@ impl<D: Device> Gpu<D> {
                 segments,
                 0,
                 &[
-                    device_offsets.arg(),
+                    offsets.arg(),
                     Arg::U64(segments as u64),
                     Arg::U64(n as u64),
                     flags.arg(),
                 ],
             )?;
-            self.finish()?;
         }
         Ok(flags)
+    }
+
+    /// Scans each segment `offsets[s]..offsets[s + 1]` of resident `data` in place, the
+    /// offsets resident too (validated on the device, as the host call validates them).
+    pub(crate) fn segmented_scan_resident<T: Element>(
+        &self,
+        data: &mut DeviceBuffer<D, T>,
+        offsets: &DeviceBuffer<D, u64>,
+        op: ScanOp,
+        kind: ScanKind,
+    ) -> Result<()> {
+        self.validate_resident_offsets(offsets, data.len())?;
+        let flags = self.flags_from_resident_offsets(offsets, data.len())?;
+        self.scan_resident(data, Some(&flags), op, kind)
     }
 
     /// Host-to-host scan: uploads, scans on the device, downloads into `dst`.
