@@ -105,12 +105,7 @@ func MinimumSpanningForestDeviceUnweighted(ctx *Context, g DeviceGraph, edgeIDs 
 }
 
 func deviceMSF(ctx *Context, op string, g DeviceGraph, w DevicePtr, dtype C.gpumst_dtype, flags C.uint32_t, edgeIDs DevicePtr, dev DeviceOptions, opts []Option) (*DeviceForest, error) {
-	var cfg msfConfig
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
+	cfg := configure(opts)
 	ptr, err := ctx.acquire(op)
 	if err != nil {
 		return nil, err
@@ -131,10 +126,7 @@ func deviceMSF(ctx *Context, op string, g DeviceGraph, w DevicePtr, dtype C.gpum
 	}
 	out := &DeviceForest{NumEdges: uint64(count), NumComponents: uint64(components)}
 	if !dev.NoTotalWeight {
-		t := TotalWeight{IsFloat: total.is_float != 0, Float: float64(total.value)}
-		if !t.IsFloat {
-			t.Int = int128(int64(total.exact_high), uint64(total.exact_low))
-		}
+		t := totalWeight(&total)
 		out.Total = &t
 	}
 	return out, nil

@@ -243,12 +243,7 @@ func csrMSF(ctx *Context, op string, offsets []uint64, targets []uint32, dtype C
 // runMSF applies the options, calls the library through call on the context
 // (held shared for the call) and takes the forest into Go memory.
 func runMSF(ctx *Context, op string, opts []Option, flags C.uint32_t, call func(*C.gpumst_context, C.gpumst_algorithm, C.uint32_t, **C.gpumst_forest) C.gpumst_status) (*Forest, error) {
-	var cfg msfConfig
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
+	cfg := configure(opts)
 	ptr, err := ctx.acquire(op)
 	if err != nil {
 		return nil, err
@@ -298,12 +293,28 @@ func takeForest(f *C.gpumst_forest) (*Forest, error) {
 	if s := C.gpumst_forest_total_weight(f, &total); s != C.GPUMST_OK {
 		return nil, &Error{Status: Status(s), Op: "forest total weight"}
 	}
-	out.Total.IsFloat = total.is_float != 0
-	out.Total.Float = float64(total.value)
-	if !out.Total.IsFloat {
-		out.Total.Int = int128(int64(total.exact_high), uint64(total.exact_low))
-	}
+	out.Total = totalWeight(&total)
 	return out, nil
+}
+
+// configure applies opts to the default configuration.
+func configure(opts []Option) msfConfig {
+	var cfg msfConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	return cfg
+}
+
+// totalWeight converts the C API's total.
+func totalWeight(total *C.gpumst_total_weight) TotalWeight {
+	t := TotalWeight{IsFloat: total.is_float != 0, Float: float64(total.value)}
+	if !t.IsFloat {
+		t.Int = int128(int64(total.exact_high), uint64(total.exact_low))
+	}
+	return t
 }
 
 // int128 is hi*2^64 + lo as a big.Int.

@@ -319,19 +319,21 @@ struct MsfRun {
 struct DeviceCopy {
     u: gpumst::Buffer<u32>,
     v: gpumst::Buffer<u32>,
-    weights: Option<(DeviceWeights, gpumst::DType)>,
+    /// The weights' device address and type, and their buffer (kept alive here).
+    weights: Option<(usize, gpumst::DType, Box<dyn std::any::Any>)>,
     ids: gpumst::Buffer<u64>,
 }
 
-/// Uploaded weights of any type (kept alive while their address is used).
-#[allow(dead_code)]
-enum DeviceWeights {
-    I32(gpumst::Buffer<i32>),
-    U32(gpumst::Buffer<u32>),
-    I64(gpumst::Buffer<i64>),
-    U64(gpumst::Buffer<u64>),
-    F32(gpumst::Buffer<f32>),
-    F64(gpumst::Buffer<f64>),
+/// `w` uploaded: its address and its buffer, whatever the element type.
+fn upload_weights<T: gpumst::Element>(
+    ctx: &Context,
+    w: &[T],
+) -> gpumst::Result<(usize, gpumst::DType, Box<dyn std::any::Any>)> {
+    let buffer = ctx.upload(w)?;
+    let address = buffer
+        .device_address()
+        .ok_or_else(|| gpumst::Error::internal("the upload did not land on a GPU tier"))?;
+    Ok((address, T::DTYPE, Box::new(buffer)))
 }
 
 impl DeviceCopy {
@@ -339,17 +341,12 @@ impl DeviceCopy {
         use gpumst::WeightVec as W;
         let weights = match graph.weights.as_ref().filter(|_| weighted) {
             None => None,
-            Some(w) => Some((
-                match w {
-                    W::I32(w) => DeviceWeights::I32(ctx.upload(w)?),
-                    W::U32(w) => DeviceWeights::U32(ctx.upload(w)?),
-                    W::I64(w) => DeviceWeights::I64(ctx.upload(w)?),
-                    W::U64(w) => DeviceWeights::U64(ctx.upload(w)?),
-                    W::F32(w) => DeviceWeights::F32(ctx.upload(w)?),
-                    W::F64(w) => DeviceWeights::F64(ctx.upload(w)?),
-                },
-                w.as_weights().dtype(),
-            )),
+            Some(W::I32(w)) => Some(upload_weights(ctx, w)?),
+            Some(W::U32(w)) => Some(upload_weights(ctx, w)?),
+            Some(W::I64(w)) => Some(upload_weights(ctx, w)?),
+            Some(W::U64(w)) => Some(upload_weights(ctx, w)?),
+            Some(W::F32(w)) => Some(upload_weights(ctx, w)?),
+            Some(W::F64(w)) => Some(upload_weights(ctx, w)?),
         };
         let room = graph.num_vertices.saturating_sub(1).min(graph.num_edges());
         Ok(DeviceCopy {
@@ -358,18 +355,6 @@ impl DeviceCopy {
             weights,
             ids: ctx.upload(&vec![0u64; room.max(1)])?,
         })
-    }
-
-    fn weights_address(&self) -> Option<usize> {
-        let (w, _) = self.weights.as_ref()?;
-        match w {
-            DeviceWeights::I32(b) => b.device_address(),
-            DeviceWeights::U32(b) => b.device_address(),
-            DeviceWeights::I64(b) => b.device_address(),
-            DeviceWeights::U64(b) => b.device_address(),
-            DeviceWeights::F32(b) => b.device_address(),
-            DeviceWeights::F64(b) => b.device_address(),
-        }
     }
 
     /// One call on the device copy: its end-to-end ms and result.
@@ -386,12 +371,10 @@ impl DeviceCopy {
             num_edges: self.u.len(),
             u: self.u.device_address().ok_or_else(not_on_device)?,
             v: self.v.device_address().ok_or_else(not_on_device)?,
-            weights: match &self.weights {
-                None => None,
-                Some((_, dtype)) => {
-                    Some((self.weights_address().ok_or_else(not_on_device)?, *dtype))
-                }
-            },
+            weights: self
+                .weights
+                .as_ref()
+                .map(|(address, dtype, _)| (*address, *dtype)),
         };
         let output = gpumst::msf::DeviceOutput {
             edge_ids: self.ids.device_address().ok_or_else(not_on_device)?,

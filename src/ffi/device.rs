@@ -208,6 +208,29 @@ unsafe fn lent<T: Element>(c: &Context, address: *const c_void, n: u64) -> Resul
     unsafe { c.wrap_device::<T>(address as usize, count(n, "n")?) }
 }
 
+/// The output of a device scan: `output` lent, holding a copy of `input` unless the
+/// scan is in place (an empty buffer when n is 0, where both may be NULL).
+///
+/// # Safety
+/// As [`lent`], for `input` and `output`.
+unsafe fn scan_target<T: Element>(
+    c: &Context,
+    input: *const c_void,
+    output: *mut c_void,
+    n: u64,
+) -> Result<Buffer<T>> {
+    if n == 0 {
+        return c.upload::<T>(&[]);
+    }
+    // SAFETY (both): passed on from the caller.
+    let mut target = unsafe { lent::<T>(c, output, n) }?;
+    if input != output.cast_const() {
+        let source = unsafe { lent::<T>(c, input, n) }?;
+        c.copy_buffer(&source, &mut target)?;
+    }
+    Ok(target)
+}
+
 /// Scans `n` elements of `dtype` in device memory from `input` into `output` (as
 /// gpumst_scan; `output == input` scans in place), after the work the caller issued
 /// to `stream` (NULL: none). Complete when the call returns.
@@ -230,11 +253,7 @@ pub unsafe extern "C" fn gpumst_scan_device(
         // SAFETY: the caller's contract on the stream and both arrays.
         unsafe { c.follow_queue(stream as usize) }?;
         with_element!(dtype, T => {
-            let mut target = unsafe { lent::<T>(c, output, n) }?;
-            if input != output.cast_const() {
-                let source = unsafe { lent::<T>(c, input, n) }?;
-                c.copy_buffer(&source, &mut target)?;
-            }
+            let mut target = unsafe { scan_target::<T>(c, input, output, n) }?;
             c.scan_buffer(&mut target, op, kind)
         })
     })
@@ -267,14 +286,7 @@ pub unsafe extern "C" fn gpumst_segmented_scan_offsets_device(
         unsafe { c.follow_queue(stream as usize) }?;
         let offsets = unsafe { lent::<u64>(c, offsets, entries) }?;
         with_element!(dtype, T => {
-            let mut target = match n {
-                0 => c.upload::<T>(&[])?,
-                _ => unsafe { lent::<T>(c, output, n) }?,
-            };
-            if n > 0 && input != output.cast_const() {
-                let source = unsafe { lent::<T>(c, input, n) }?;
-                c.copy_buffer(&source, &mut target)?;
-            }
+            let mut target = unsafe { scan_target::<T>(c, input, output, n) }?;
             c.segmented_scan_buffer(&mut target, &offsets, op, kind)
         })
     })

@@ -168,12 +168,7 @@ pub(crate) fn solve<D: Device>(
     algorithm: Algorithm,
 ) -> Result<(Vec<u8>, DeviceTimings)> {
     let mut timings = DeviceTimings::default();
-    let held_before = tier.meter.reset_peak();
-    let mut clock = std::time::Instant::now();
-    let mut lap = |slot: &mut f64| {
-        *slot = clock.elapsed().as_secs_f64() * 1e3;
-        clock = std::time::Instant::now();
-    };
+    let mut watch = Stopwatch::start(tier);
     let m = problem.u.len();
     let n = problem.num_vertices;
     check_edge_count(algorithm, m)?;
@@ -201,7 +196,7 @@ pub(crate) fn solve<D: Device>(
     let mut in_forest = tier.alloc::<u8>(m)?;
     tier.fill(&mut in_forest, 0, m)?;
     tier.finish()?;
-    lap(&mut timings.upload_ms);
+    timings.upload_ms = watch.lap();
     let run = Run {
         tier,
         program: &program,
@@ -222,12 +217,39 @@ pub(crate) fn solve<D: Device>(
     let ((), device_ms) =
         tier.time(|| run.algorithm(n, m, algorithm, &thresholds, Some(problem)))?;
     timings.compute_device_ms = device_ms;
-    lap(&mut timings.compute_ms);
+    timings.compute_ms = watch.lap();
     let mut chosen: Vec<u8> = alloc::zeroed(m, "the forest's edge flags")?;
     tier.read(&in_forest, &mut chosen)?;
-    lap(&mut timings.download_ms);
-    timings.peak_device_bytes = tier.meter.peak().saturating_sub(held_before);
+    timings.download_ms = watch.lap();
+    timings.peak_device_bytes = watch.peak_bytes(tier);
     Ok((chosen, timings))
+}
+
+/// Host-clock laps of a device MSF (upload, compute, download) and the device memory
+/// its buffers held at most, counted from its start.
+struct Stopwatch {
+    clock: std::time::Instant,
+    held_before: u64,
+}
+
+impl Stopwatch {
+    fn start<D: Device>(tier: &Gpu<D>) -> Self {
+        Stopwatch {
+            held_before: tier.meter.reset_peak(),
+            clock: std::time::Instant::now(),
+        }
+    }
+
+    /// Milliseconds since the last lap (or the start).
+    fn lap(&mut self) -> f64 {
+        let ms = self.clock.elapsed().as_secs_f64() * 1e3;
+        self.clock = std::time::Instant::now();
+        ms
+    }
+
+    fn peak_bytes<D: Device>(&self, tier: &Gpu<D>) -> u64 {
+        tier.meter.peak().saturating_sub(self.held_before)
+    }
 }
 
 /// Refuses edge counts the device kernels cannot index: positions and vertex ids are

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use super::{
     check_capacity, light_thresholds, DeviceKeys, DeviceProblem, DeviceTimings, KernelConfig,
-    KeyBuffer, Run, SAMPLE,
+    KeyBuffer, Run, Stopwatch, SAMPLE,
 };
 use crate::tier::gpu::{Arg, Device, DeviceBuffer, Gpu, Plain, ProgramKind};
 use crate::types::{Algorithm, DType, Element, ScanKind, ScanOp};
@@ -95,12 +95,7 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
     adjacency: fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>,
 ) -> Result<ResidentOutcome<W>> {
     let mut timings = DeviceTimings::default();
-    let held_before = tier.meter.reset_peak();
-    let mut clock = std::time::Instant::now();
-    let mut lap = |slot: &mut f64| {
-        *slot = clock.elapsed().as_secs_f64() * 1e3;
-        clock = std::time::Instant::now();
-    };
+    let mut watch = Stopwatch::start(tier);
     let (n, m) = (edges.num_vertices, edges.num_edges);
     let algorithm = request.algorithm;
     super::check_edge_count(algorithm, m)?;
@@ -230,7 +225,7 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
     };
     let mut in_forest = tier.alloc::<u8>(m)?;
     tier.fill(&mut in_forest, 0, m)?;
-    lap(&mut timings.upload_ms);
+    timings.upload_ms = watch.lap();
 
     let run = Run {
         tier,
@@ -257,7 +252,7 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
     } else {
         run.algorithm(n, m, algorithm, &thresholds, None)?;
     }
-    lap(&mut timings.compute_ms);
+    timings.compute_ms = watch.lap();
 
     // The forest's ids in ascending order: per block of edges its count of chosen ones,
     // their inclusive scan, then each block writes its ids from there (rs_write_ids).
@@ -287,8 +282,8 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
         }
         _ => None,
     };
-    lap(&mut timings.download_ms);
-    timings.peak_device_bytes = tier.meter.peak().saturating_sub(held_before);
+    timings.download_ms = watch.lap();
+    timings.peak_device_bytes = watch.peak_bytes(tier);
     Ok(ResidentOutcome::Forest {
         count,
         weights: forest_weights.or_else(|| request.forest_weights.then(Vec::new)),
