@@ -14,6 +14,7 @@ mod reserving_kruskal;
 mod strut;
 mod union_find;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
@@ -21,11 +22,13 @@ use rayon::prelude::*;
 
 use crate::graph::{Graph, Weights};
 use crate::tier::cuda::CudaTier;
+use crate::tier::gpu::msf::resident::{self, ResidentOutcome};
 pub use crate::tier::gpu::msf::DeviceTimings;
 use crate::tier::gpu::msf::{DeviceCsr, DeviceKeys, DeviceProblem};
 use crate::tier::gpu::{self, Device, Gpu};
 use crate::tier::opencl::OpenClTier;
 pub use crate::types::Algorithm;
+use crate::types::Element;
 use crate::{alloc, profile, Error, Result, Tier};
 pub(crate) use on_device::minimum_spanning_forest_on_device;
 pub use on_device::{DeviceForest, DeviceGraph, DeviceOutput};
@@ -203,7 +206,23 @@ pub(crate) fn minimum_spanning_forest(
     options: &MsfOptions,
     solver: Solver<'_>,
 ) -> Result<Forest> {
-    let ends = profile::span("validate", || prepare::endpoints(graph, options.unweighted))?;
+    // A GPU tier checks an edge list's ends on the device (same messages), unless the
+    // host runs the algorithm or renumbers the vertices first.
+    let device_checks_ends = match (graph, solver) {
+        (
+            Graph::EdgeList {
+                num_vertices, u, ..
+            },
+            Solver::OpenCl(_) | Solver::Cuda(_),
+        ) => {
+            !matches!(options.algorithm, Algorithm::Kruskal | Algorithm::Prim)
+                && prepare::keeps_vertex_numbers(*num_vertices, u.len())
+        }
+        _ => false,
+    };
+    let ends = profile::span("validate", || {
+        prepare::endpoints(graph, options.unweighted, !device_checks_ends)
+    })?;
     let weights = match graph {
         Graph::EdgeList { weights, .. } | Graph::Csr { weights, .. } => {
             weights.filter(|_| !options.unweighted)
@@ -231,37 +250,87 @@ pub(crate) fn minimum_spanning_forest(
     })
 }
 
-/// Runs `algorithm` on a GPU tier: the forest's edge ids (ascending) and timings.
-fn solve_on_gpu<D: Device, W: WeightKey>(
+/// Runs `algorithm` on a GPU tier: the forest's edge ids (ascending) and timings. The
+/// arrays go up as they are and the device checks them, computes their keys and
+/// numbers the forest (the pipeline of graphs already in device memory); Prim, whose
+/// adjacency the host builds, takes the host's keys.
+fn solve_on_gpu<D: Device, W: WeightKey + Element>(
     tier: &Gpu<D>,
     ends: prepare::Endpoints<'_>,
     weights: Option<&[W]>,
     options: &MsfOptions,
 ) -> Result<(Vec<u64>, Option<DeviceTimings>)> {
     let m = ends.u.len();
-    let order = prepare::KeyOrder::of(options);
-    let problem = DeviceProblem {
-        num_vertices: ends.num_vertices,
-        u: &ends.u,
-        v: &ends.v,
-        keys: profile::span("device keys", || {
-            prepare::device_keys(weights, ends.ids.as_deref(), m, order)
-        })?,
-        adjacency: device_adjacency,
-    };
     let algorithm = options.algorithm;
-    let (positions, timings) = profile::span("device solve", || {
-        gpu::msf::solve(tier, &problem, algorithm)
+    let ids = ends.ids.as_deref();
+    if algorithm == Algorithm::Prim {
+        let order = prepare::KeyOrder::of(options);
+        let problem = DeviceProblem {
+            num_vertices: ends.num_vertices,
+            u: &ends.u,
+            v: &ends.v,
+            keys: profile::span("device keys", || {
+                prepare::device_keys(weights, ids, m, order)
+            })?,
+            adjacency: device_adjacency,
+        };
+        let (positions, timings) = profile::span("device solve", || {
+            gpu::msf::solve(tier, &problem, algorithm)
+        })?;
+        let forest = profile::span("forest edge ids", || {
+            chosen_ids(m, |e| positions[e] != 0, ids)
+        })?;
+        return Ok((forest, Some(timings)));
+    }
+    // CSR weights are per entry: checked here (a NaN on a self-loop's entry counts
+    // too), then taken by edge position.
+    let weights: Option<Cow<'_, [W]>> = match (weights, ids) {
+        (Some(w), Some(ids)) => profile::span("device weights", || {
+            prepare::reject_nan(w, Some(ids), m)?;
+            alloc::par_collect(
+                ids.par_iter().map(|&id| w[id as usize]),
+                "the edges' weights",
+            )
+            .map(Cow::Owned)
+        })
+        .map(Some)?,
+        (w, _) => w.map(Cow::Borrowed),
+    };
+    let work = resident::Work {
+        algorithm,
+        descending: options.maximum,
+        forest_weights: false,
+        device_clock: true,
+    };
+    let (outcome, positions) = profile::span("device solve", || {
+        resident::solve_host(
+            tier,
+            ends.num_vertices,
+            &ends.u,
+            &ends.v,
+            weights.as_deref(),
+            &work,
+            device_adjacency,
+        )
     })?;
-    let ids = profile::span("forest edge ids", || {
-        chosen_ids(m, |e| positions[e] != 0, ends.ids.as_deref())
-    })?;
-    Ok((ids, Some(timings)))
+    match outcome {
+        ResidentOutcome::Forest { timings, .. } => {
+            let forest = match ids {
+                None => positions,
+                // CSR ids grow with position: still ascending.
+                Some(ids) => positions.into_iter().map(|p| ids[p as usize]).collect(),
+            };
+            Ok((forest, Some(timings)))
+        }
+        ResidentOutcome::Invalid(finding) => {
+            Err(on_device::finding_error(finding, ends.num_vertices, ids))
+        }
+    }
 }
 
 /// Picks the narrowest priority type and runs the algorithm; returns the forest's
 /// edge ids (ascending) and the vertex count.
-fn solve_typed<W: WeightKey>(
+fn solve_typed<W: WeightKey + Element>(
     ends: prepare::Endpoints<'_>,
     weights: Option<&[W]>,
     options: &MsfOptions,

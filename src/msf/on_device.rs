@@ -136,11 +136,19 @@ unsafe fn solve<D: Device, W: Element + WeightKey>(
             let total = weights.map(|w| sum_of_weights(w.len(), |i| w[i]));
             Ok((count, total, timings))
         }
-        ResidentOutcome::Invalid(Finding::EndOutOfRange { u, edge, value }) => Err(
-            prepare::end_out_of_range(if u { "u" } else { "v" }, edge, value, edges.num_vertices),
-        ),
-        ResidentOutcome::Invalid(Finding::NanWeight { edge }) => {
-            Err(prepare::nan_weight(false, edge as u64))
+        ResidentOutcome::Invalid(finding) => Err(finding_error(finding, edges.num_vertices, None)),
+    }
+}
+
+/// The host path's error for what the device found; `ids` maps edge positions to the
+/// caller's CSR entries (None: an edge list, positions are ids).
+pub(super) fn finding_error(finding: Finding, num_vertices: usize, ids: Option<&[u64]>) -> Error {
+    match finding {
+        Finding::EndOutOfRange { u, edge, value } => {
+            prepare::end_out_of_range(if u { "u" } else { "v" }, edge, value, num_vertices)
+        }
+        Finding::NanWeight { edge } => {
+            prepare::nan_weight(ids.is_some(), ids.map_or(edge as u64, |ids| ids[edge]))
         }
     }
 }

@@ -235,7 +235,7 @@ impl Endpoints<'_> {
     /// the forest, do not change; the order of vertices is kept.
     pub fn without_isolated_vertices(self) -> Result<Self> {
         let m = self.u.len();
-        if self.num_vertices <= 4 * m + (1 << 16) {
+        if keeps_vertex_numbers(self.num_vertices, m) {
             return Ok(self);
         }
         let mut touched: Vec<u32> = alloc::with_capacity(2 * m, "the vertices with edges")?;
@@ -263,9 +263,20 @@ impl Endpoints<'_> {
     }
 }
 
+/// Whether [`Endpoints::without_isolated_vertices`] leaves a graph of `n` vertices and
+/// `m` edges as it is.
+pub(crate) fn keeps_vertex_numbers(n: usize, m: usize) -> bool {
+    n <= 4 * m + (1 << 16)
+}
+
 /// Validates the structure of `graph` (lengths, ids, CSR shape and symmetry) and
-/// returns its edges in ascending id order.
-pub(crate) fn endpoints<'a>(graph: &Graph<'a>, ignore_weights: bool) -> Result<Endpoints<'a>> {
+/// returns its edges in ascending id order. `check_ends: false` leaves an edge list's
+/// ends unchecked, for a caller whose device checks them.
+pub(crate) fn endpoints<'a>(
+    graph: &Graph<'a>,
+    ignore_weights: bool,
+    check_ends: bool,
+) -> Result<Endpoints<'a>> {
     match *graph {
         Graph::EdgeList {
             num_vertices,
@@ -290,7 +301,7 @@ pub(crate) fn endpoints<'a>(graph: &Graph<'a>, ignore_weights: bool) -> Result<E
                     )));
                 }
             }
-            for (name, ends) in [("u", u), ("v", v)] {
+            for (name, ends) in [("u", u), ("v", v)].into_iter().filter(|_| check_ends) {
                 if let Some(i) = first_out_of_range(ends, num_vertices) {
                     return Err(end_out_of_range(name, i, ends[i], num_vertices));
                 }
@@ -518,7 +529,11 @@ pub(crate) fn narrow_key_offset<W: WeightKey>(weights: &[W], order: KeyOrder) ->
 }
 
 /// An error naming the first edge (in position order) with a NaN weight.
-fn reject_nan<W: WeightKey>(weights: &[W], ids: Option<&[u64]>, num_edges: usize) -> Result<()> {
+pub(crate) fn reject_nan<W: WeightKey>(
+    weights: &[W],
+    ids: Option<&[u64]>,
+    num_edges: usize,
+) -> Result<()> {
     let weight_of = |i: usize| weights[ids.map_or(i, |ids| ids[i] as usize)];
     // The common, valid case is one parallel scan; the index is searched for only when
     // there is a NaN.

@@ -184,7 +184,7 @@ pub(crate) fn solve<D: Device>(
         keys: keys_kind,
         atom64: tier.settings.int64_atomics,
     };
-    check_capacity(tier, algorithm, n, m, key_bytes)?;
+    check_capacity(tier, algorithm, n, m, key_bytes, 0)?;
     let program = tier.program(ProgramKind::Msf(config))?;
     let eu = tier.upload(problem.u)?;
     let ev = tier.upload(problem.v)?;
@@ -305,13 +305,15 @@ fn light_thresholds(
 /// of them (the sampler gets the stride and returns None for a graph without keys).
 const SAMPLE: usize = 4096;
 
-/// Refuses graphs whose working set cannot fit the device, before allocating.
+/// Refuses graphs whose working set cannot fit the device, before allocating
+/// (`extra`: bytes of the call's own beyond the algorithm's working set).
 fn check_capacity<D: Device>(
     tier: &Gpu<D>,
     algorithm: Algorithm,
     n: usize,
     m: usize,
     key_bytes: usize,
+    extra: u64,
 ) -> Result<()> {
     let per_edge = 4
         + 4
@@ -335,7 +337,7 @@ fn check_capacity<D: Device>(
         } else {
             0
         };
-    let needed = (m as u64) * per_edge as u64 + (n as u64) * per_vertex as u64;
+    let needed = (m as u64) * per_edge as u64 + (n as u64) * per_vertex as u64 + extra;
     if needed > tier.settings.global_memory {
         return Err(Error::new(
             Status::OutOfMemory,

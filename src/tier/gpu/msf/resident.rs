@@ -94,11 +94,9 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
     request: &ResidentRequest,
     adjacency: fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>,
 ) -> Result<ResidentOutcome<W>> {
-    let mut timings = DeviceTimings::default();
     let mut watch = Stopwatch::start(tier);
     let (n, m) = (edges.num_vertices, edges.num_edges);
-    let algorithm = request.algorithm;
-    super::check_edge_count(algorithm, m)?;
+    super::check_edge_count(request.algorithm, m)?;
     let capacity = n.saturating_sub(1).min(m);
     // SAFETY (every wrap and follow below): the caller's promise.
     unsafe { tier.follow(request.queue as *mut std::ffi::c_void)? };
@@ -107,19 +105,145 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
         return Ok(ResidentOutcome::Forest {
             count: 0,
             weights: request.forest_weights.then(Vec::new),
-            timings,
+            timings: DeviceTimings::default(),
         });
     }
-    let eu = unsafe { tier.wrap::<u32>(edges.u, m, "u")? };
-    let ev = unsafe { tier.wrap::<u32>(edges.v, m, "v")? };
+    let arrays = EdgeArrays {
+        num_vertices: n,
+        u: unsafe { tier.wrap::<u32>(edges.u, m, "u")? },
+        v: unsafe { tier.wrap::<u32>(edges.v, m, "v")? },
+        weights: match edges.weights {
+            Some(address) => Some(unsafe { tier.wrap::<W>(address, m, "weights")? }),
+            None => None,
+        },
+    };
     let ids = match capacity {
         0 => None,
         _ => Some(unsafe { tier.wrap::<u64>(request.ids_out, capacity, "the forest's edge ids")? }),
     };
-    let weights = match edges.weights {
-        Some(address) => Some(unsafe { tier.wrap::<W>(address, m, "weights")? }),
-        None => None,
+    check_capacity(
+        tier,
+        request.algorithm,
+        n,
+        m,
+        key_bytes::<W>(arrays.weights.is_some()),
+        0,
+    )?;
+    let work = Work {
+        algorithm: request.algorithm,
+        descending: request.descending,
+        forest_weights: request.forest_weights,
+        device_clock: false,
     };
+    solve_arrays(tier, arrays, ids.as_ref(), &work, adjacency, &mut watch)
+}
+
+/// Solves a graph given as host arrays (edge `e` = position `e`) through the same
+/// device pipeline: the arrays are uploaded as they are, and validation, weight keys
+/// and the forest's ids run on the device. Returns the outcome and, for a forest, its
+/// edge positions in ascending order.
+pub(crate) fn solve_host<D: Device, W: Element>(
+    tier: &Gpu<D>,
+    num_vertices: usize,
+    u: &[u32],
+    v: &[u32],
+    weights: Option<&[W]>,
+    work: &Work,
+    adjacency: fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>,
+) -> Result<(ResidentOutcome<W>, Vec<u64>)> {
+    let mut watch = Stopwatch::start(tier);
+    let (n, m) = (num_vertices, u.len());
+    super::check_edge_count(work.algorithm, m)?;
+    let capacity = n.saturating_sub(1).min(m);
+    if m == 0 {
+        let timings = DeviceTimings::default();
+        return Ok((
+            ResidentOutcome::Forest {
+                count: 0,
+                weights: None,
+                timings,
+            },
+            Vec::new(),
+        ));
+    }
+    // The uploaded weights (beside their keys, if converted) and the ids are gpumst's own.
+    let own = (weights.map_or(0, |_| W::DTYPE.size() * m) + 8 * capacity) as u64;
+    check_capacity(
+        tier,
+        work.algorithm,
+        n,
+        m,
+        key_bytes::<W>(weights.is_some()),
+        own,
+    )?;
+    let arrays = EdgeArrays {
+        num_vertices: n,
+        u: tier.upload(u)?,
+        v: tier.upload(v)?,
+        weights: weights.map(|w| tier.upload(w)).transpose()?,
+    };
+    let ids = match capacity {
+        0 => None,
+        _ => Some(tier.alloc::<u64>(capacity)?),
+    };
+    let mut outcome = solve_arrays(tier, arrays, ids.as_ref(), work, adjacency, &mut watch)?;
+    let mut positions = Vec::new();
+    if let (ResidentOutcome::Forest { count, timings, .. }, Some(ids)) = (&mut outcome, &ids) {
+        positions = alloc::filled(*count, 0u64, "the forest's edge ids")?;
+        tier.read(ids, &mut positions)?;
+        timings.download_ms += watch.lap();
+    }
+    Ok((outcome, positions))
+}
+
+/// What a device MSF computes, wherever its arrays came from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Work {
+    pub algorithm: Algorithm,
+    /// Descending keys (a maximum spanning forest).
+    pub descending: bool,
+    /// Also bring the forest's weights to the host (for its total weight).
+    pub forest_weights: bool,
+    /// Time the algorithm by the device's clock too (a wait of its own).
+    pub device_clock: bool,
+}
+
+/// An edge list on the device: the caller's memory (wrapped) or gpumst's (uploaded).
+struct EdgeArrays<D: Device, W> {
+    num_vertices: usize,
+    u: DeviceBuffer<D, u32>,
+    v: DeviceBuffer<D, u32>,
+    weights: Option<DeviceBuffer<D, W>>,
+}
+
+/// Bytes per edge of the keys the kernels read, for the capacity check.
+fn key_bytes<W: Element>(weighted: bool) -> usize {
+    if weighted {
+        W::DTYPE.size().max(4)
+    } else {
+        0
+    }
+}
+
+/// The pipeline both entries share: checks and keys, the algorithm, the forest's ids
+/// (written to `ids`, which holds min(n - 1, m) entries, or is None when that is 0).
+fn solve_arrays<D: Device, W: Element>(
+    tier: &Gpu<D>,
+    arrays: EdgeArrays<D, W>,
+    ids: Option<&DeviceBuffer<D, u64>>,
+    work: &Work,
+    adjacency: fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>,
+    watch: &mut Stopwatch,
+) -> Result<ResidentOutcome<W>> {
+    let mut timings = DeviceTimings::default();
+    let EdgeArrays {
+        num_vertices: n,
+        u: eu,
+        v: ev,
+        weights,
+    } = arrays;
+    let m = eu.len();
+    let algorithm = work.algorithm;
     if n == 0 {
         // Every end is out of range; name the first as the host does.
         let value = tier.read_one(&eu, 0)?;
@@ -138,7 +262,6 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
         },
         atom64: tier.settings.int64_atomics,
     };
-    check_capacity(tier, algorithm, n, m, [0, 4, 8][config.keys as usize])?;
     let program = tier.program(ProgramKind::Msf(config))?;
     let run_on =
         |name: &str, items: usize, args: &[Arg<D>]| tier.launch(&program, name, items, 0, args);
@@ -159,13 +282,15 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
     )?;
     let keys = match &weights {
         None => KeyBuffer::None(tier.alloc(0)?),
-        // Unsigned weights in ascending order are their own keys.
-        Some(_) if key_kind(W::DTYPE) == 0 && !request.descending => {
-            let address = edges.weights.expect("weights are present");
+        // Unsigned weights in ascending order are their own keys (the weights' buffer,
+        // lent again: it outlives the keys below).
+        Some(w) if key_kind(W::DTYPE) == 0 && !work.descending => {
+            // SAFETY: `w` is live device memory of this tier holding m weights, kept
+            // until the end of this function, after the last use of the keys.
             if wide {
-                KeyBuffer::Wide(unsafe { tier.wrap(address, m, "weights")? })
+                KeyBuffer::Wide(unsafe { tier.wrap(w.address(), m, "weights")? })
             } else {
-                KeyBuffer::Narrow(unsafe { tier.wrap(address, m, "weights")? })
+                KeyBuffer::Narrow(unsafe { tier.wrap(w.address(), m, "weights")? })
             }
         }
         Some(w) => {
@@ -177,7 +302,7 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
                         w.arg(),
                         Arg::U32(m as u32),
                         Arg::U32(key_kind(W::DTYPE)),
-                        Arg::U32(request.descending as u32),
+                        Arg::U32(work.descending as u32),
                         out,
                         bad.arg(),
                     ],
@@ -199,6 +324,11 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
     if let Some(finding) = first_finding(tier, &found, &eu, &ev)? {
         return Ok(ResidentOutcome::Invalid(finding));
     }
+    // Converted keys stand in for the weights from here on unless the forest's weights
+    // are wanted: an uploaded copy is freed now (after the wait above, so no kernel
+    // still reads it).
+    let keys_are_weights = key_kind(W::DTYPE) == 0 && !work.descending;
+    let weights = weights.filter(|_| keys_are_weights || work.forest_weights);
 
     let thresholds = if algorithm == Algorithm::Auto {
         light_thresholds(m, n, |stride| {
@@ -236,21 +366,27 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
         keys: keys.arg(),
         in_forest: &in_forest,
     };
-    // No device-clock timing here (its events cost a wait each): the host clock's
-    // compute lap is what this path reports.
-    if algorithm == Algorithm::Prim {
-        // Prim grows from an adjacency the host builds: the graph comes over.
-        let (u, v, keys) = host_copy(tier, &eu, &ev, &keys)?;
-        let problem = DeviceProblem {
-            num_vertices: n,
-            u: &u,
-            v: &v,
-            keys,
-            adjacency,
-        };
-        run.algorithm(n, m, algorithm, &[], Some(&problem))?;
+    // The device clock costs a wait of its own: only where the caller asks for it.
+    let compute = || {
+        if algorithm == Algorithm::Prim {
+            // Prim grows from an adjacency the host builds: the graph comes over.
+            let (u, v, keys) = host_copy(tier, &eu, &ev, &keys)?;
+            let problem = DeviceProblem {
+                num_vertices: n,
+                u: &u,
+                v: &v,
+                keys,
+                adjacency,
+            };
+            run.algorithm(n, m, algorithm, &[], Some(&problem))
+        } else {
+            run.algorithm(n, m, algorithm, &thresholds, None)
+        }
+    };
+    if work.device_clock {
+        timings.compute_device_ms = tier.time(compute)?.1;
     } else {
-        run.algorithm(n, m, algorithm, &thresholds, None)?;
+        compute()?;
     }
     timings.compute_ms = watch.lap();
 
@@ -262,7 +398,7 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
     let id_args = [in_forest.arg(), Arg::U32(m as u32), block_ends.arg()];
     run_on("rs_count_chosen", blocks * group, &id_args)?;
     tier.scan_queued(&mut block_ends, None, ScanOp::Sum, ScanKind::Inclusive)?;
-    if let Some(ids) = &ids {
+    if let Some(ids) = ids {
         run_on(
             "rs_write_ids",
             blocks * group,
@@ -271,13 +407,14 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
     }
     // Read behind the ids' writes: one wait for both.
     let count = tier.read_one(&block_ends, blocks - 1)? as usize;
+    let capacity = ids.map_or(0, |ids| ids.len());
     if count > capacity {
         return Err(Error::internal(format!(
             "the device found a forest of {count} edges in a graph of {n} vertices and {m} edges"
         )));
     }
-    let forest_weights = match (&ids, &weights) {
-        (Some(ids), Some(w)) if request.forest_weights => {
+    let forest_weights = match (ids, &weights) {
+        (Some(ids), Some(w)) if work.forest_weights => {
             Some(gather_weights(tier, &program, w, ids, count)?)
         }
         _ => None,
@@ -286,7 +423,7 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
     timings.peak_device_bytes = watch.peak_bytes(tier);
     Ok(ResidentOutcome::Forest {
         count,
-        weights: forest_weights.or_else(|| request.forest_weights.then(Vec::new)),
+        weights: forest_weights.or_else(|| work.forest_weights.then(Vec::new)),
         timings,
     })
 }
