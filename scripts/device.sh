@@ -26,7 +26,7 @@
 #                                    # on every tier found, CUDA included, with the carried
 #                                    # libgpumst and the machine's own numpy/scipy/networkx
 #   bash scripts/device.sh transfers # there: CUDA suites, memcheck and upload/download
-#                                    # timings (OLD=binary for a build to compare with)
+#                                    # timings (OLD="binaries" of builds to compare with)
 #   bash scripts/device.sh resident  # there: graphs and primitives in device memory:
 #                                    # tests/device_memory.rs on both GPU tiers (CUDA also
 #                                    # under compute-sanitizer memcheck), ffi-tests (C,

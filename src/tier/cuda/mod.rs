@@ -704,7 +704,11 @@ impl CudaDevice {
                 .map_err(self.err("cuMemcpyHtoDAsync from page-locked memory"))?;
             ring.mark(k, self.stream())?;
         }
-        self.sync("cuStreamSynchronize after a host-to-device copy")
+        // No wait for the last chunk: the caller's memory is free already (its bytes are
+        // in a transfer buffer, which the ring's events guard), and later work on the
+        // stream runs after the copy. `Gpu::upload_buffer`, whose buffer the caller may
+        // use on another stream, waits.
+        Ok(())
     }
 
     /// Copies device address `from` into `out` through the transfer buffers: the device

@@ -539,8 +539,12 @@ impl<D: Device> Gpu<D> {
         self.driver("timing device work", || self.device.time(work))
     }
 
+    /// A device copy of `data` for the caller, complete on return: the caller may hand
+    /// its address to work of its own on another queue.
     pub(crate) fn upload_buffer<T: Plain>(&self, data: &[T]) -> Result<DeviceBuffer<D, T>> {
-        self.upload(data)
+        let buffer = self.upload(data)?;
+        self.finish()?;
+        Ok(buffer)
     }
 
     pub(crate) fn download_buffer<T: Plain>(
