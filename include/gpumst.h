@@ -88,6 +88,11 @@ typedef struct gpumst_options {
   // device is then the device; `device_index` is ignored by the CUDA tier); NULL:
   // the primary context. The caller keeps it alive while the gpumst context lives.
   void *cuda_context;
+  // The most device memory (bytes) a GPU tier may use for one call's buffers; 0:
+  // the device's. A minimum spanning forest larger than it is computed a partition
+  // of the edges at a time (the same forest); primitives larger fail with
+  // GPUMST_OUT_OF_MEMORY.
+  uint64_t device_memory_limit;
 } gpumst_options;
 
 // Element type of a `void*` array.

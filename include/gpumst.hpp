@@ -322,6 +322,9 @@ struct ContextOptions {
     std::uint32_t device = 0;       // device index of a GPU tier (the CPU tier ignores it)
     std::uint32_t cpu_threads = 0;  // CPU worker threads; 0 means all cores
     void *cuda_context = nullptr;   // a CUcontext to use instead of the device's primary one
+    // The most device memory (bytes) a GPU tier may use for one call; 0: the device's.
+    // A forest larger than it is computed a partition of the edges at a time.
+    std::uint64_t device_memory_limit = 0;
 };
 
 namespace detail {
@@ -363,6 +366,7 @@ public:
         raw.device_index = options.device;
         raw.cpu_threads = options.cpu_threads;
         raw.cuda_context = options.cuda_context;
+        raw.device_memory_limit = options.device_memory_limit;
         char error[detail::error_capacity] = "";
         const gpumst_status status = gpumst_context_create(&raw, &ctx_, error, sizeof error);
         if (status != GPUMST_OK)

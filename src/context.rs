@@ -23,6 +23,11 @@ pub struct Options {
     /// used and `device_index` is ignored by the CUDA tier. 0: the primary context. The
     /// caller keeps it alive while this context lives.
     pub cuda_context: usize,
+    /// The most device memory (bytes) a GPU tier may use for one call's buffers; 0: the
+    /// device's. A minimum spanning forest whose working set exceeds it is computed a
+    /// partition of the edges at a time (same forest), where the vertices' own arrays
+    /// fit; primitives larger than it fail with `OutOfMemory`.
+    pub device_memory_limit: u64,
 }
 
 impl Default for Options {
@@ -32,6 +37,7 @@ impl Default for Options {
             device_index: 0,
             cpu_threads: 0,
             cuda_context: 0,
+            device_memory_limit: 0,
         }
     }
 }
@@ -62,6 +68,7 @@ impl Context {
             device_index: options.device_index,
             cpu_threads: options.cpu_threads,
             cuda_context: options.cuda_context,
+            device_memory_limit: options.device_memory_limit,
         };
         let requested = match options.tier {
             Tier::Auto => match std::env::var(BACKEND_ENV) {

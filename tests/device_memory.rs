@@ -14,24 +14,7 @@ use common::msf::{random_graph, reference, reference_total, RefWeight, Stream};
 
 /// Contexts of the GPU tiers present; absent ones are reported as skipped.
 fn gpu_tiers() -> Vec<Context> {
-    let mut contexts = Vec::new();
-    for tier in [Tier::OpenCl, Tier::Cuda] {
-        if !common::tier_selected(tier) {
-            eprintln!("device memory: {tier} tier skipped: not in GPUMST_TEST_TIERS");
-            continue;
-        }
-        match Context::new(&Options {
-            tier,
-            ..Options::default()
-        }) {
-            Ok(c) => contexts.push(c),
-            Err(e) => eprintln!("device memory: {tier} tier skipped: {}", e.message()),
-        }
-    }
-    if contexts.is_empty() {
-        eprintln!("SKIPPED device memory tests: this machine has no GPU tier");
-    }
-    contexts
+    common::gpu_contexts("device memory", Options::default())
 }
 
 /// A graph uploaded to `ctx`'s tier, with room for its forest.

@@ -96,3 +96,35 @@ TEST(DeviceMemory, OpenClForestAndPrimitivesMatchTheHost)
         device_free(&d, memory);
     device_close(&d);
 }
+
+// ContextOptions::device_memory_limit: a graph larger than the cap is solved a partition
+// of the edges at a time, with the CPU tier's forest; one whose vertices leave no room
+// under the cap is Status::OutOfMemory.
+TEST(DeviceMemory, CappedOpenClGivesTheCpuForest)
+{
+    if (gpumst_test::quick())
+        GTEST_SKIP() << "left out of the quick (valgrind) run: PoCL's kernel compiler under valgrind takes minutes";
+    gpumst::ContextOptions options;
+    options.tier = gpumst::Tier::OpenCL;
+    options.device_memory_limit = 400000;
+    std::optional<gpumst::Context> found;
+    try {
+        found.emplace(options);
+    } catch (const gpumst::Error &e) {
+        GTEST_SKIP() << "the OpenCL tier does not open here: " << e.what();
+    }
+    gpumst::Context cpu(gpumst::Tier::Cpu);
+    const std::uint32_t n = 1000;
+    std::vector<std::uint32_t> u, v, w;
+    std::mt19937_64 random(5);
+    for (int e = 0; e < 40000; e++) {
+        u.push_back(static_cast<std::uint32_t>(random() % n));
+        v.push_back(static_cast<std::uint32_t>(random() % n));
+        w.push_back(static_cast<std::uint32_t>(random() % 40));
+    }
+    const gpumst::Forest expected = gpumst::minimum_spanning_forest(cpu, n, u, v, w);
+    const gpumst::Forest capped = gpumst::minimum_spanning_forest(*found, n, u, v, w);
+    EXPECT_EQ(to_vector(capped.edges()), to_vector(expected.edges()));
+    EXPECT_TRUE(throws_error([&] { gpumst::minimum_spanning_forest(*found, 200000, u, v, w); },
+                             Status::OutOfMemory, {"needs about"}));
+}

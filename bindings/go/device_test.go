@@ -94,3 +94,38 @@ func TestDeviceForestMatchesTheHost(t *testing.T) {
 		})
 	}
 }
+
+// Options.DeviceMemoryLimit: a graph larger than the cap is solved a partition of the
+// edges at a time, with the CPU tier's forest; one whose vertices leave no room under
+// the cap is ErrOutOfMemory.
+func TestDeviceMemoryLimitGivesTheCPUForest(t *testing.T) {
+	for _, tier := range []gpumst.Tier{gpumst.TierOpenCL, gpumst.TierCUDA} {
+		t.Run(tier.String(), func(t *testing.T) {
+			capped, err := gpumst.NewContext(gpumst.Options{Tier: tier, DeviceMemoryLimit: 400_000})
+			if errors.Is(err, gpumst.ErrBackendUnavailable) {
+				t.Skipf("tier %s does not open on this machine: %v", tier, err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer capped.Close()
+			cpu := openTier(t, gpumst.TierCPU)
+			rng := rand.New(rand.NewPCG(9, 10))
+			g := randomGraph(rng, 1000, 40_000, drawUint32(rng))
+			want, err := gpumst.MinimumSpanningForest(cpu, g.n, g.u, g.v, g.w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := gpumst.MinimumSpanningForest(capped, g.n, g.u, g.v, g.w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Edges, want.Edges) {
+				t.Fatalf("capped forest has %d edges, the CPU tier's %d, or they differ", len(got.Edges), len(want.Edges))
+			}
+			if _, err := gpumst.MinimumSpanningForest(capped, 200_000, g.u, g.v, g.w); !errors.Is(err, gpumst.ErrOutOfMemory) {
+				t.Fatalf("200,000 vertices under the cap: got %v, want ErrOutOfMemory", err)
+			}
+		})
+	}
+}

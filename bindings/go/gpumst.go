@@ -70,6 +70,10 @@ type Options struct {
 	Device int
 	// Threads is the number of CPU worker threads; 0 means all cores.
 	Threads int
+	// DeviceMemoryLimit is the most device memory (bytes) a GPU tier may use for
+	// one call; 0 means the device's. A minimum spanning forest larger than it
+	// is computed a partition of the edges at a time (the same forest).
+	DeviceMemoryLimit uint64
 }
 
 // Context is an open library context. It is safe for concurrent use by many
@@ -99,6 +103,7 @@ func NewContext(opts Options) (*Context, error) {
 	copts.tier = C.gpumst_tier(opts.Tier)
 	copts.device_index = C.uint32_t(opts.Device)
 	copts.cpu_threads = C.uint32_t(opts.Threads)
+	copts.device_memory_limit = C.uint64_t(opts.DeviceMemoryLimit)
 
 	// The reason is written into C memory: simpler than reasoning about C
 	// writing into a Go buffer, and it is freed right here.

@@ -313,6 +313,10 @@ struct MsfRun {
     /// are written to device memory, read back once and compared with the host call's.
     #[arg(long)]
     device_inputs: bool,
+    /// The most device memory (bytes) a GPU tier may use; a graph whose working set is
+    /// larger is solved a partition of its edges at a time (0 = the device's memory).
+    #[arg(long, default_value_t = 0)]
+    device_memory_limit: u64,
 }
 
 /// The graph uploaded to the context's GPU tier, with room for its forest's ids.
@@ -462,6 +466,7 @@ fn msf(run: &MsfRun) -> gpumst::Result<()> {
     let ctx = Context::new(&Options {
         tier: run.backend,
         cpu_threads: run.threads,
+        device_memory_limit: run.device_memory_limit,
         ..Options::default()
     })?;
     let t = Instant::now();

@@ -98,6 +98,11 @@ pub struct gpumst_options {
     /// device is then the device; `device_index` is ignored by the CUDA tier); NULL:
     /// the primary context. The caller keeps it alive while the gpumst context lives.
     pub cuda_context: *mut c_void,
+    /// The most device memory (bytes) a GPU tier may use for one call's buffers; 0:
+    /// the device's. A minimum spanning forest larger than it is computed a partition
+    /// of the edges at a time (the same forest); primitives larger fail with
+    /// GPUMST_OUT_OF_MEMORY.
+    pub device_memory_limit: u64,
 }
 
 /// An opened library context (opaque). Any function may be called on the same
@@ -297,6 +302,7 @@ pub unsafe extern "C" fn gpumst_options_init(options: *mut gpumst_options) -> gp
             device_index: 0,
             cpu_threads: 0,
             cuda_context: std::ptr::null_mut(),
+            device_memory_limit: 0,
         };
         Ok(())
     })
@@ -379,6 +385,7 @@ fn read_options(options: *const gpumst_options) -> Result<Options> {
         device_index: raw.device_index,
         cpu_threads: raw.cpu_threads as usize,
         cuda_context: raw.cuda_context as usize,
+        device_memory_limit: raw.device_memory_limit,
     })
 }
 

@@ -7,6 +7,7 @@ mod contract;
 mod filter_kruskal;
 mod kruskal;
 mod on_device;
+mod partitioned;
 mod prepare;
 mod prim;
 mod radix;
@@ -302,6 +303,25 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
         forest_weights: false,
         device_clock: true,
     };
+    let n = ends.num_vertices;
+    let fit = resident::host_edges_that_fit::<D, W>(tier, n, algorithm, weights.is_some());
+    // In partitions where the device holds the vertices' arrays and room for twice a
+    // forest (each partition then brings at least n - 1 new edges); otherwise the one
+    // call below refuses the graph with the sizes.
+    if m > fit && fit >= 2 * n.max(1) {
+        let (positions, timings) = profile::span("device solve in partitions", || {
+            partitioned::solve_in_partitions(
+                tier,
+                n,
+                &ends.u,
+                &ends.v,
+                weights.as_deref(),
+                &work,
+                fit,
+            )
+        })?;
+        return Ok((positions_to_ids(positions, ids), Some(timings)));
+    }
     let (outcome, positions) = profile::span("device solve", || {
         resident::solve_host(
             tier,
@@ -315,16 +335,19 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
     })?;
     match outcome {
         ResidentOutcome::Forest { timings, .. } => {
-            let forest = match ids {
-                None => positions,
-                // CSR ids grow with position: still ascending.
-                Some(ids) => positions.into_iter().map(|p| ids[p as usize]).collect(),
-            };
-            Ok((forest, Some(timings)))
+            Ok((positions_to_ids(positions, ids), Some(timings)))
         }
         ResidentOutcome::Invalid(finding) => {
             Err(on_device::finding_error(finding, ends.num_vertices, ids))
         }
+    }
+}
+
+/// Edge ids of edge positions (CSR ids grow with position: still ascending).
+fn positions_to_ids(positions: Vec<u64>, ids: Option<&[u64]>) -> Vec<u64> {
+    match ids {
+        None => positions,
+        Some(ids) => positions.into_iter().map(|p| ids[p as usize]).collect(),
     }
 }
 

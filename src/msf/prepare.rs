@@ -301,10 +301,8 @@ pub(crate) fn endpoints<'a>(
                     )));
                 }
             }
-            for (name, ends) in [("u", u), ("v", v)].into_iter().filter(|_| check_ends) {
-                if let Some(i) = first_out_of_range(ends, num_vertices) {
-                    return Err(end_out_of_range(name, i, ends[i], num_vertices));
-                }
+            if check_ends {
+                check_edge_list_ends(u, v, num_vertices)?;
             }
             Ok(Endpoints {
                 num_vertices,
@@ -386,6 +384,17 @@ pub(crate) fn endpoints<'a>(
             })
         }
     }
+}
+
+/// Every end of an edge list below `n`: the first of u, then of v, that is not is
+/// the error.
+pub(crate) fn check_edge_list_ends(u: &[u32], v: &[u32], n: usize) -> Result<()> {
+    for (name, ends) in [("u", u), ("v", v)] {
+        if let Some(i) = first_out_of_range(ends, n) {
+            return Err(end_out_of_range(name, i, ends[i], n));
+        }
+    }
+    Ok(())
 }
 
 /// The first id that is not below `n`. The common, valid case costs one vectorized

@@ -122,6 +122,8 @@ pub(crate) struct OpenSettings {
     pub cpu_threads: usize,
     /// The caller's CUcontext for the CUDA tier (0: the device's primary context).
     pub cuda_context: usize,
+    /// Caps the device memory a GPU tier assumes (0: no cap).
+    pub device_memory_limit: u64,
 }
 
 /// Opens `tier` (never `Auto`), or says why it cannot be used.
@@ -147,14 +149,15 @@ pub(crate) fn open(tier: Tier, settings: &OpenSettings) -> Result<Backend> {
         Tier::Cpu => Ok(Backend::Cpu(cpu::CpuTier::new(settings.cpu_threads)?)),
         Tier::Cuda => {
             gpu(&report.cuda, "CUDA")?;
-            Ok(Backend::Cuda(cuda::open(
-                settings.device_index,
-                settings.cuda_context,
-            )?))
+            let mut tier = cuda::open(settings.device_index, settings.cuda_context)?;
+            tier.limit_memory(settings.device_memory_limit);
+            Ok(Backend::Cuda(tier))
         }
         Tier::OpenCl => {
             gpu(&report.opencl, "OpenCL")?;
-            Ok(Backend::OpenCl(opencl::open(settings.device_index)?))
+            let mut tier = opencl::open(settings.device_index)?;
+            tier.limit_memory(settings.device_memory_limit);
+            Ok(Backend::OpenCl(tier))
         }
         Tier::Auto => Err(Error::internal("tier::open called with Tier::Auto")),
     }

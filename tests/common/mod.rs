@@ -5,7 +5,7 @@
 pub mod msf;
 pub mod primitives;
 
-use gpumst::Tier;
+use gpumst::{Context, Options, Tier};
 
 /// Whether `GPUMST_TEST_TIERS` (a comma list such as "cuda", for running one tier under
 /// compute-sanitizer) lets the suites use `tier`; unset means every tier.
@@ -14,4 +14,24 @@ pub fn tier_selected(tier: Tier) -> bool {
         list.split(',')
             .any(|t| t.trim().eq_ignore_ascii_case(tier.name()))
     })
+}
+
+/// Contexts of the GPU tiers this machine has, opened with `options` (its tier set to
+/// each); absent or deselected tiers are reported as skipped under `suite`'s name.
+pub fn gpu_contexts(suite: &str, options: Options) -> Vec<Context> {
+    let mut contexts = Vec::new();
+    for tier in [Tier::OpenCl, Tier::Cuda] {
+        if !tier_selected(tier) {
+            eprintln!("{suite}: {tier} tier skipped: not in GPUMST_TEST_TIERS");
+            continue;
+        }
+        match Context::new(&Options { tier, ..options }) {
+            Ok(c) => contexts.push(c),
+            Err(e) => eprintln!("{suite}: {tier} tier skipped: {}", e.message()),
+        }
+    }
+    if contexts.is_empty() {
+        eprintln!("SKIPPED {suite} tests: this machine has no GPU tier");
+    }
+    contexts
 }

@@ -96,6 +96,7 @@ pub fn cpu_context() -> &'static Context {
             device_index: 0,
             cpu_threads: fuzz_threads(),
             cuda_context: 0,
+            device_memory_limit: 0,
         })
         .expect("the CPU tier always opens")
     })
@@ -1279,6 +1280,8 @@ unsafe fn c_context_create(c: &mut Caller) {
         },
         // A made-up CUcontext would be dereferenced by the driver: never fuzzed.
         cuda_context: std::ptr::null_mut(),
+        // The CPU tier (the only one opened here) ignores it; any value is accepted.
+        device_memory_limit: c.b.u64(),
     };
     let null_options = sel & 1 != 0 && auto_is_cpu();
     let null_out = sel & 2 != 0;

@@ -212,3 +212,25 @@ def test_context_lifecycle():
     c.close()  # closing twice is harmless
     assert gpumst.default_context() is gpumst.default_context()
     assert set(gpumst.info()) >= {"cuda", "opencl"}
+
+
+@pytest.mark.parametrize("tier", ["opencl", "cuda"])
+def test_a_device_memory_cap_gives_the_same_forest_in_partitions(tier):
+    # 40,000 edges need ~2 MB of device memory on one call; capped at 400 KB the GPU
+    # tier solves them a partition at a time, and the forest must not change.
+    try:
+        capped = gpumst.Context(backend=tier, device_memory_limit=400_000)
+    except gpumst.BackendUnavailable as exc:
+        pytest.skip(f"{tier} tier unavailable here: {exc}")
+    with capped:
+        rng = np.random.default_rng(3)
+        u, v = random_graph(rng, 1000, 40_000)
+        w = rng.integers(0, 40, u.shape[0]).astype(np.float64)
+        f = gpumst.minimum_spanning_forest(u, v, w, num_vertices=1000, context=capped)
+        assert f.edges.tolist() == kruskal(1000, u, v, w).tolist()
+        # The cap reaches the library: 200,000 vertices leave no room under it.
+        u, v = random_graph(rng, 200_000, 30_000)
+        with pytest.raises(gpumst.OutOfMemory, match="needs about"):
+            gpumst.minimum_spanning_forest(u, v, num_vertices=200_000, context=capped)
+    with pytest.raises(ValueError):
+        gpumst.Context(backend="cpu", device_memory_limit=-1)

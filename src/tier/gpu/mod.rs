@@ -437,6 +437,15 @@ impl<D: Device> Gpu<D> {
         })
     }
 
+    /// Assumes at most `bytes` of device memory (0: leaves the device's, or the
+    /// environment's cap, as it is).
+    pub(crate) fn limit_memory(&mut self, bytes: u64) {
+        if bytes > 0 {
+            self.settings.global_memory = self.settings.global_memory.min(bytes);
+            self.settings.max_allocation = self.settings.max_allocation.min(bytes);
+        }
+    }
+
     pub(crate) fn native_handles(&self) -> NativeHandles {
         self.device.native_handles()
     }

@@ -305,16 +305,9 @@ fn light_thresholds(
 /// of them (the sampler gets the stride and returns None for a graph without keys).
 const SAMPLE: usize = 4096;
 
-/// Refuses graphs whose working set cannot fit the device, before allocating
-/// (`extra`: bytes of the call's own beyond the algorithm's working set).
-fn check_capacity<D: Device>(
-    tier: &Gpu<D>,
-    algorithm: Algorithm,
-    n: usize,
-    m: usize,
-    key_bytes: usize,
-    extra: u64,
-) -> Result<()> {
+/// Device bytes per edge and per vertex of `algorithm`'s working set, keys of
+/// `key_bytes` included.
+fn working_set(algorithm: Algorithm, key_bytes: usize) -> (u64, u64) {
     let per_edge = 4
         + 4
         + key_bytes
@@ -337,7 +330,32 @@ fn check_capacity<D: Device>(
         } else {
             0
         };
-    let needed = (m as u64) * per_edge as u64 + (n as u64) * per_vertex as u64 + extra;
+    (per_edge as u64, per_vertex as u64)
+}
+
+/// Bytes per edge of the working set's largest buffer (Borůvka: a u64 value per entry,
+/// two entries per edge; the others: wide keys or weights), for partitions that stay
+/// under the device's largest allocation.
+fn largest_buffer_per_edge(algorithm: Algorithm) -> u64 {
+    if algorithm == Algorithm::Boruvka {
+        16
+    } else {
+        8
+    }
+}
+
+/// Refuses graphs whose working set cannot fit the device, before allocating
+/// (`extra`: bytes of the call's own beyond the algorithm's working set).
+fn check_capacity<D: Device>(
+    tier: &Gpu<D>,
+    algorithm: Algorithm,
+    n: usize,
+    m: usize,
+    key_bytes: usize,
+    extra: u64,
+) -> Result<()> {
+    let (per_edge, per_vertex) = working_set(algorithm, key_bytes);
+    let needed = (m as u64) * per_edge + (n as u64) * per_vertex + extra;
     if needed > tier.settings.global_memory {
         return Err(Error::new(
             Status::OutOfMemory,

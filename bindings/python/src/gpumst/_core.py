@@ -160,21 +160,26 @@ class Context:
     ``GPUMST_BACKEND`` environment variable can force one), "cpu", "opencl" or "cuda".
     A forced tier that cannot be used raises :class:`BackendUnavailable` saying why.
     ``device``: the index of the GPU of that tier; ``threads``: CPU worker threads
-    (0: all cores).
+    (0: all cores). ``device_memory_limit``: the most device memory (bytes) a GPU
+    tier may use for one call (0: the device's); a minimum spanning forest larger
+    than it is computed a partition of the edges at a time, giving the same forest.
 
     Every method may be called from several Python threads at once; the GIL is released
     while the library works. ``close()`` (or leaving a ``with`` block) releases the
     context after calls in flight have finished.
     """
 
-    def __init__(self, backend: str = "auto", device: int = 0, threads: int = 0):
+    def __init__(self, backend: str = "auto", device: int = 0, threads: int = 0, device_memory_limit: int = 0):
         options = C.Options()
         lib.gpumst_options_init(ctypes.byref(options))
         options.tier = _choice("backend", backend, TIERS)
         if not 0 <= device < 2**32 or not 0 <= threads < 2**32:
             raise ValueError(f"device ({device}) and threads ({threads}) must be between 0 and 2^32 - 1")
+        if not 0 <= device_memory_limit < 2**64:
+            raise ValueError(f"device_memory_limit ({device_memory_limit}) must be between 0 and 2^64 - 1 bytes")
         options.device_index = device
         options.cpu_threads = threads
+        options.device_memory_limit = device_memory_limit
         handle = ctypes.c_void_p()
         why = ctypes.create_string_buffer(2048)
         status = lib.gpumst_context_create(ctypes.byref(options), ctypes.byref(handle), why, len(why))

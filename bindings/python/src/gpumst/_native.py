@@ -109,6 +109,7 @@ class Options(ctypes.Structure):
         ("device_index", ctypes.c_uint32),
         ("cpu_threads", ctypes.c_uint32),
         ("cuda_context", ctypes.c_void_p),
+        ("device_memory_limit", ctypes.c_uint64),
     ]
 
 

@@ -6,8 +6,8 @@
 use std::borrow::Cow;
 
 use super::{
-    check_capacity, light_thresholds, DeviceKeys, DeviceProblem, DeviceTimings, KernelConfig,
-    KeyBuffer, Run, Stopwatch, SAMPLE,
+    check_capacity, largest_buffer_per_edge, light_thresholds, working_set, DeviceKeys,
+    DeviceProblem, DeviceTimings, KernelConfig, KeyBuffer, Run, Stopwatch, SAMPLE,
 };
 use crate::tier::gpu::{Arg, Device, DeviceBuffer, Gpu, Plain, ProgramKind};
 use crate::types::{Algorithm, DType, Element, ScanKind, ScanOp};
@@ -176,6 +176,17 @@ pub(crate) fn solve_host<D: Device, W: Element>(
         key_bytes::<W>(weights.is_some()),
         own,
     )?;
+    let largest = m as u64 * largest_buffer_per_edge(work.algorithm);
+    if largest > tier.settings.max_allocation {
+        return Err(Error::new(
+            crate::Status::OutOfMemory,
+            format!(
+                "this graph's {m} edges need a device buffer of about {largest} bytes; {} allows at most {} in one allocation",
+                tier.settings.name,
+                tier.settings.max_allocation
+            ),
+        ));
+    }
     let arrays = EdgeArrays {
         num_vertices: n,
         u: tier.upload(u)?,
@@ -196,6 +207,28 @@ pub(crate) fn solve_host<D: Device, W: Element>(
         timings.download_ms += watch.lap();
     }
     Ok((outcome, positions))
+}
+
+/// The most edges [`solve_host`] takes at once for a graph of `n` vertices on `tier`
+/// (its checks pass for any count up to it); at most n - 1 means the graph cannot be
+/// solved in partitions either (a partition must hold a forest and one edge more).
+pub(crate) fn host_edges_that_fit<D: Device, W: Element>(
+    tier: &Gpu<D>,
+    n: usize,
+    algorithm: Algorithm,
+    weighted: bool,
+) -> usize {
+    let (per_edge, per_vertex) = working_set(algorithm, key_bytes::<W>(weighted));
+    // Gpumst's own copies: the weights as uploaded, and a forest id per vertex at most.
+    let per_edge = per_edge + if weighted { W::DTYPE.size() as u64 } else { 0 };
+    let fixed = n as u64 * (per_vertex + 8);
+    let memory = tier.settings.global_memory;
+    if fixed >= memory {
+        return 0;
+    }
+    let by_memory = (memory - fixed) / per_edge;
+    let by_allocation = tier.settings.max_allocation / largest_buffer_per_edge(algorithm);
+    by_memory.min(by_allocation).min(usize::MAX as u64) as usize
 }
 
 /// What a device MSF computes, wherever its arrays came from.

@@ -1,0 +1,202 @@
+//! Minimum spanning forests of graphs larger than the device memory a GPU tier may use
+//! (`Options::device_memory_limit`), solved a partition of the edges at a time: the
+//! forest must be the in-memory one edge for edge (the reference and the CPU tier), on
+//! every GPU tier this machine has (OpenCL on PoCL in CI, CUDA on the device machine).
+
+use gpumst::{
+    Algorithm, Context, Forest, Graph, MsfOptions, Options, Status, Tier, TotalWeight, Weights,
+};
+
+mod common;
+use common::msf::{random_graph, reference, reference_total, Csr, RefWeight, Stream};
+
+/// Device memory the capped contexts may use: the vertices' arrays of these graphs fit
+/// many times, their edges' working sets do not.
+const LIMIT: u64 = 400_000;
+
+/// Contexts of the GPU tiers present, capped at `limit` bytes; absent ones reported.
+fn capped_gpu_tiers(limit: u64) -> Vec<Context> {
+    let options = Options {
+        device_memory_limit: limit,
+        ..Options::default()
+    };
+    common::gpu_contexts("partitioned", options)
+}
+
+/// The forest must be the reference's and must have been computed within the cap.
+fn check<W: RefWeight>(
+    what: &str,
+    forest: &Forest,
+    expected: &(Vec<u64>, usize),
+    total: TotalWeight,
+    limit: u64,
+) {
+    assert_eq!(forest.edges, expected.0, "{what}: edges");
+    assert_eq!(forest.num_components, expected.1, "{what}: components");
+    assert_eq!(forest.total_weight, total, "{what}: total weight");
+    let peak = forest
+        .device_timings
+        .expect("a GPU tier reports its timings")
+        .peak_device_bytes;
+    assert!(
+        peak > 0 && peak <= limit,
+        "{what}: the device held {peak} bytes at most, the cap is {limit}"
+    );
+}
+
+fn msf(ctx: &Context, graph: &Graph<'_>, algorithm: Algorithm, maximum: bool) -> Forest {
+    let options = MsfOptions {
+        algorithm,
+        maximum,
+        labels: true,
+        ..MsfOptions::default()
+    };
+    ctx.msf(graph, &options)
+        .unwrap_or_else(|e| panic!("{algorithm}: {}", e.message()))
+}
+
+#[test]
+fn edge_lists_larger_than_the_cap_give_the_in_memory_forest() {
+    let (n, m) = (1000, 40_000);
+    let (u, v) = random_graph(n, m, 7);
+    let mut s = Stream(99);
+    // Few distinct weights: many ties, which partitions must break as one call does.
+    let w32: Vec<u32> = (0..m).map(|_| s.below(40)).collect();
+    let wf: Vec<f64> = w32.iter().map(|&x| x as f64 * 0.5 - 3.0).collect();
+    let wi: Vec<i64> = w32.iter().map(|&x| i64::MIN + 5 * x as i64).collect();
+    for ctx in capped_gpu_tiers(LIMIT) {
+        let tier = ctx.tier();
+        for algorithm in [Algorithm::Auto, Algorithm::Boruvka, Algorithm::Strut] {
+            for maximum in [false, true] {
+                let graph = |weights| Graph::EdgeList {
+                    num_vertices: n,
+                    u: &u,
+                    v: &v,
+                    weights,
+                };
+                let what = format!("{tier} {algorithm} maximum={maximum}");
+                let expected = reference(n, &u, &v, Some(&w32), maximum);
+                let total = reference_total(&expected.0, Some(&w32));
+                let forest = msf(&ctx, &graph(Some(Weights::U32(&w32))), algorithm, maximum);
+                check::<u32>(&format!("{what} u32"), &forest, &expected, total, LIMIT);
+                common::msf::check_labels(&what, n, &u, &v, &forest);
+
+                let expected = reference(n, &u, &v, Some(&wf), maximum);
+                let total = reference_total(&expected.0, Some(&wf));
+                let forest = msf(&ctx, &graph(Some(Weights::F64(&wf))), algorithm, maximum);
+                check::<f64>(&format!("{what} f64"), &forest, &expected, total, LIMIT);
+
+                let expected = reference(n, &u, &v, Some(&wi), maximum);
+                let total = reference_total(&expected.0, Some(&wi));
+                let forest = msf(&ctx, &graph(Some(Weights::I64(&wi))), algorithm, maximum);
+                check::<i64>(&format!("{what} i64"), &forest, &expected, total, LIMIT);
+            }
+            let expected = reference::<u32>(n, &u, &v, None, false);
+            let unweighted = Graph::EdgeList {
+                num_vertices: n,
+                u: &u,
+                v: &v,
+                weights: None,
+            };
+            let forest = msf(&ctx, &unweighted, algorithm, false);
+            let total = TotalWeight::Int(expected.0.len() as i128);
+            check::<u32>(
+                &format!("{tier} {algorithm} unweighted"),
+                &forest,
+                &expected,
+                total,
+                LIMIT,
+            );
+        }
+    }
+}
+
+#[test]
+fn csr_graphs_larger_than_the_cap_give_the_in_memory_forest() {
+    let (n, m) = (800, 30_000);
+    let (u, v) = random_graph(n, m, 11);
+    let mut s = Stream(5);
+    let w: Vec<f32> = (0..m).map(|_| s.below(25) as f32 * 0.25).collect();
+    let csr = Csr::new(n, &u, &v, Some(&w));
+    for ctx in capped_gpu_tiers(LIMIT) {
+        let graph = Graph::Csr {
+            offsets: &csr.offsets,
+            targets: &csr.targets,
+            weights: csr.weights.as_deref().map(Weights::F32),
+        };
+        let (ids, components, total) = csr.reference(false);
+        let forest = msf(&ctx, &graph, Algorithm::Auto, false);
+        check::<f32>(
+            &format!("{} CSR", ctx.tier()),
+            &forest,
+            &(ids, components),
+            total,
+            LIMIT,
+        );
+    }
+}
+
+/// Bad edges in a later partition are reported as the in-memory call reports them: the
+/// first bad u of the whole list before any bad v, then the first NaN.
+#[test]
+fn bad_edges_are_named_as_in_memory() {
+    let (n, m) = (1000, 40_000);
+    let (u, v) = random_graph(n, m, 3);
+    let w: Vec<f64> = (0..m).map(|e| (e % 97) as f64).collect();
+    let cpu = Context::new(&Options {
+        tier: Tier::Cpu,
+        ..Options::default()
+    })
+    .unwrap();
+    let mut bad_u = u.clone();
+    bad_u[35_000] = n as u32 + 4;
+    let mut bad_v = v.clone();
+    bad_v[20_000] = n as u32;
+    let mut nan = w.clone();
+    nan[30_000] = f64::NAN;
+    /// What is wrong, u, v, weights.
+    type Case<'a> = (&'a str, &'a [u32], &'a [u32], &'a [f64]);
+    let cases: [Case; 3] = [
+        ("a late bad u and an earlier bad v", &bad_u, &bad_v, &w),
+        ("a bad v", &u, &bad_v, &w),
+        ("a NaN weight", &u, &v, &nan),
+    ];
+    for ctx in capped_gpu_tiers(LIMIT) {
+        for (what, u, v, w) in cases {
+            let graph = Graph::EdgeList {
+                num_vertices: n,
+                u,
+                v,
+                weights: Some(Weights::F64(w)),
+            };
+            let options = MsfOptions::default();
+            let expected = cpu.msf(&graph, &options).unwrap_err();
+            let got = ctx.msf(&graph, &options).unwrap_err();
+            assert_eq!(got.status(), expected.status(), "{what}");
+            assert_eq!(got.message(), expected.message(), "{what}");
+        }
+    }
+}
+
+/// A graph whose vertices alone do not leave room for partitions is refused with the
+/// sizes, as before there were partitions.
+#[test]
+fn too_many_vertices_for_the_cap_is_out_of_memory() {
+    let (n, m) = (200_000, 30_000);
+    let (u, v) = random_graph(n, m, 1);
+    for ctx in capped_gpu_tiers(LIMIT) {
+        let graph = Graph::EdgeList {
+            num_vertices: n,
+            u: &u,
+            v: &v,
+            weights: None,
+        };
+        let e = ctx.msf(&graph, &MsfOptions::default()).unwrap_err();
+        assert_eq!(e.status(), Status::OutOfMemory, "{}", e.message());
+        assert!(
+            e.message().contains("needs about"),
+            "the message gives the sizes: {}",
+            e.message()
+        );
+    }
+}
