@@ -49,7 +49,7 @@ build() {
     mkdir -p "$CARRY/bin" "$CARRY/data"
     cargo build --release --bin gpumst --lib
     local tests
-    tests=$(cargo test --release --no-run --message-format=json --test conformance --test primitives --test device_memory 2>/dev/null |
+    tests=$(cargo test --release --no-run --message-format=json --test conformance --test primitives --test device_memory --test partitioned 2>/dev/null |
         python3 -c 'import json,sys
 for line in sys.stdin:
     m = json.loads(line)
@@ -126,7 +126,7 @@ test_there() {
     local status=0
     {
         "$CARRY/bin/gpumst" info
-        for suite in conformance primitives; do
+        for suite in conformance primitives partitioned; do
             echo "== $suite (every tier found)"
             timeout -k 5 240 "$CARRY/bin/$suite" --nocapture --test-threads 4 2>&1 | grep -vE '^test .* ok$' || status=1
         done
@@ -330,7 +330,7 @@ profile_there() {
 transfers_there() {
     local status=0 old=${OLD:-}
     {
-        for suite in conformance primitives; do
+        for suite in conformance primitives partitioned; do
             echo "== $suite (CUDA tier)"
             GPUMST_TEST_TIERS=cuda timeout -k 5 240 "$CARRY/bin/$suite" --test-threads 4 2>&1 | grep -vE '^test .* ok$' || status=1
         done
