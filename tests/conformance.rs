@@ -500,11 +500,30 @@ fn out_of_device_memory_is_a_clear_status() {
 }
 
 fn out_of_memory_on(ctx: &Context, limit: usize) {
-    // A graph whose working set is far beyond the limit.
-    let m = limit; // at least 9 bytes per edge are needed
+    // Edges far beyond the limit (at least 9 bytes each are needed) over few vertices:
+    // solved a partition at a time, the one-call forest.
+    let m = limit;
     let (u, v) = random_graph(1000, m, 3);
     let graph = Graph::EdgeList {
         num_vertices: 1000,
+        u: &u,
+        v: &v,
+        weights: None,
+    };
+    let (expected, _) = reference::<u32>(1000, &u, &v, None, false);
+    for algorithm in [Algorithm::Auto, Algorithm::Boruvka] {
+        let options = MsfOptions {
+            algorithm,
+            ..MsfOptions::default()
+        };
+        let forest = ctx.msf(&graph, &options).unwrap();
+        assert_eq!(forest.edges, expected, "{algorithm} in partitions");
+    }
+    // Vertices whose own arrays exceed the limit (32 bytes each at least): a clear status.
+    let n = limit / 4;
+    let (u, v) = random_graph(n, n / 2, 5);
+    let graph = Graph::EdgeList {
+        num_vertices: n,
         u: &u,
         v: &v,
         weights: None,
