@@ -27,6 +27,8 @@
 #                                    # libgpumst and the machine's own numpy/scipy/networkx
 #   bash scripts/device.sh transfers # there: CUDA suites, memcheck and upload/download
 #                                    # timings (OLD="binaries" of builds to compare with)
+#   bash scripts/device.sh partitions # there: graphs over the device-memory cap (suite,
+#                                    # memcheck, 1 MB cap, R-MAT/random capped vs not)
 #   bash scripts/device.sh resident  # there: graphs and primitives in device memory:
 #                                    # tests/device_memory.rs on both GPU tiers (CUDA also
 #                                    # under compute-sanitizer memcheck), ffi-tests (C,
@@ -377,7 +379,35 @@ print(j["file"].split("/")[-1], j["backend"], j["forest_edges"], j["total_weight
     return $status
 }
 
+# Graphs larger than the device memory gpumst may use: the partitioned suite on both GPU
+# tiers (memcheck on CUDA), the 1 MB cap's conformance check on CUDA, then R-MAT 22 and
+# the random graph end to end uncapped and capped (R-MAT: a quarter of its working set).
+partitions_there() {
+    local status=0
+    {
+        echo "== partitioned suite (CUDA and OpenCL tiers)"
+        timeout -k 5 300 "$CARRY/bin/partitioned" --nocapture 2>&1 | grep -vE '^test .* ok$' || status=1
+        echo "== compute-sanitizer memcheck: partitioned on CUDA"
+        GPUMST_TEST_TIERS=cuda timeout -k 5 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+            "$CARRY/bin/partitioned" --test-threads 1 2>&1 | tail -4 || status=1
+        echo "== CUDA: device memory capped at 1 MB (conformance out_of_device_memory)"
+        GPUMST_CUDA_MEMORY_LIMIT=1000000 timeout -k 5 120 "$CARRY/bin/conformance" out_of_device_memory --nocapture 2>&1 | grep -E "tier|test result" || status=1
+        local work=/tmp/partitions
+        mkdir -p "$work"
+        "$CARRY/bin/gpumst" generate rmat --scale 22 --edge-factor 16 --seed 1 --out "$work/rmat.gmst" >/dev/null
+        "$CARRY/bin/gpumst" generate random --vertices 4194304 --edges 33554432 --seed 1 --out "$work/random.gmst" >/dev/null
+        for run in "rmat 0" "rmat 860000000" "random 0" "random 900000000"; do
+            set -- $run
+            "$CARRY/bin/gpumst" msf "$work/$1.gmst" --backend cuda --repeat 3 --json --device-memory-limit "$2" | python3 -c 'import json,sys
+j = json.load(sys.stdin); t = j["timings_ms"]
+print(sys.argv[1], "cap", sys.argv[2], j["input_bytes"], "bytes", j["total_weight"], " ".join(f"{k} {t[k]:.2f}" for k in ("upload", "compute", "download", "end_to_end")), "| %.1f GB/s of edge bytes end to end" % (j["input_bytes"] / t["end_to_end"] / 1e6))' "$1" "$2" || status=1
+        done
+    } 2>&1 | tee -a "$OUT/partitions.log"
+    return $status
+}
+
 case "${1:-}" in
+partitions) setup_there && { partitions_there || echo "device.sh: partition checks FAILED"; } ;;
 resident) setup_there && { resident_there || echo "device.sh: device-memory checks FAILED"; } ;;
 tune) setup_there && tune_there ;;
 transfers) setup_there && { transfers_there || echo "device.sh: transfer checks FAILED"; } ;;
