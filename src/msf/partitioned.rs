@@ -70,16 +70,24 @@ pub(super) fn solve_in_partitions<D: Device, W: Element + prepare::WeightKey>(
     Ok((forest, timings))
 }
 
-/// `all[forest]` followed by `all[range]`.
+/// `all[forest]` followed by `all[range]`, on all cores (the forest's positions are
+/// scattered over the whole list: a cache miss each).
 fn gather<T: Copy + Send + Sync>(
     all: &[T],
     forest: &[u64],
     range: std::ops::Range<usize>,
 ) -> Result<Vec<T>> {
-    let mut out = alloc::with_capacity(forest.len() + range.len(), "a partition of the edges")?;
-    out.extend(forest.iter().map(|&p| all[p as usize]));
-    out.extend_from_slice(&all[range]);
-    Ok(out)
+    let carried = forest.len();
+    alloc::par_collect(
+        (0..carried + range.len()).into_par_iter().map(|i| {
+            if i < carried {
+                all[forest[i] as usize]
+            } else {
+                all[range.start + i - carried]
+            }
+        }),
+        "a partition of the edges",
+    )
 }
 
 fn add(total: &mut DeviceTimings, part: &DeviceTimings) {
