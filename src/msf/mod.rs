@@ -323,15 +323,14 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
         return Ok((positions_to_ids(positions, ids), Some(timings)));
     }
     let (outcome, positions) = profile::span("device solve", || {
-        resident::solve_host(
-            tier,
-            ends.num_vertices,
-            &ends.u,
-            &ends.v,
-            weights.as_deref(),
-            &work,
-            device_adjacency,
-        )
+        let weights: Option<[&[W]; 1]> = weights.as_deref().map(|w| [w]);
+        let edges = resident::HostEdges {
+            num_vertices: n,
+            u: &[&ends.u],
+            v: &[&ends.v],
+            weights: weights.as_ref().map(|w| &w[..]),
+        };
+        resident::solve_host(tier, &edges, &work, device_adjacency)
     })?;
     match outcome {
         ResidentOutcome::Forest { timings, .. } => {

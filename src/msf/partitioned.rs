@@ -6,12 +6,14 @@
 //! cycle in G1, so of a cycle in G1 ∪ G2 too. So the forest so far is carried into each
 //! next partition: the device solves the forest's edges followed by the partition's,
 //! whose positions keep the ids' order (the forest's ids all precede the partition's),
-//! so ties fall as in one call and the forest is the same.
+//! so ties fall as in one call and the forest is the same. The forest's arrays are kept
+//! compact on the host, and each call's arrays go up as two pieces (forest, then the
+//! caller's own slice), joined on the device.
 
 use rayon::prelude::*;
 
 use super::{device_adjacency, prepare, Result};
-use crate::tier::gpu::msf::resident::{self, ResidentOutcome, Work};
+use crate::tier::gpu::msf::resident::{self, HostEdges, ResidentOutcome, Work};
 use crate::tier::gpu::msf::DeviceTimings;
 use crate::tier::gpu::{Device, Gpu};
 use crate::types::Element;
@@ -36,58 +38,92 @@ pub(super) fn solve_in_partitions<D: Device, W: Element + prepare::WeightKey>(
         prepare::reject_nan(w, None, m)?;
     }
     let mut timings = DeviceTimings::default();
-    let mut forest: Vec<u64> = Vec::new();
+    // The forest so far: its edges' positions in the whole list, and their arrays.
+    let mut forest = Carried::<W>::default();
     let mut start = 0;
     while start < m {
-        let end = m.min(start + (fit - forest.len()));
-        let take = |all: &[u32]| -> Result<Vec<u32>> { gather(all, &forest, start..end) };
-        let (pu, pv) = (take(u)?, take(v)?);
-        let pw = weights
-            .map(|w| gather(w, &forest, start..end))
-            .transpose()?;
-        let (outcome, positions) =
-            resident::solve_host(tier, n, &pu, &pv, pw.as_deref(), work, device_adjacency)?;
+        let end = m.min(start + (fit - forest.positions.len()));
+        // Each array goes up as two pieces, the forest's and the partition's.
+        let weight_pieces = weights.map(|w| [&forest.w[..], &w[start..end]]);
+        let edges = HostEdges {
+            num_vertices: n,
+            u: &[&forest.u, &u[start..end]],
+            v: &[&forest.v, &v[start..end]],
+            weights: weight_pieces.as_ref().map(|p| &p[..]),
+        };
+        let (outcome, chosen) = resident::solve_host(tier, &edges, work, device_adjacency)?;
         let ResidentOutcome::Forest { timings: t, .. } = outcome else {
             return Err(Error::internal(
                 "the device found a bad edge in a partition the host had checked",
             ));
         };
         add(&mut timings, &t);
-        // A position below the carried forest's length is one of its edges.
-        let carried = forest.len() as u64;
-        forest = alloc::par_collect(
-            positions.par_iter().map(|&p| {
-                if p < carried {
-                    forest[p as usize]
-                } else {
-                    start as u64 + (p - carried)
-                }
-            }),
-            "the forest's edge ids",
-        )?;
+        forest = forest.next(&chosen, start, u, v, weights)?;
         start = end;
     }
-    Ok((forest, timings))
+    Ok((forest.positions, timings))
 }
 
-/// `all[forest]` followed by `all[range]`, on all cores (the forest's positions are
-/// scattered over the whole list: a cache miss each).
-fn gather<T: Copy + Send + Sync>(
-    all: &[T],
-    forest: &[u64],
-    range: std::ops::Range<usize>,
-) -> Result<Vec<T>> {
-    let carried = forest.len();
-    alloc::par_collect(
-        (0..carried + range.len()).into_par_iter().map(|i| {
-            if i < carried {
-                all[forest[i] as usize]
+/// The forest carried from one partition into the next.
+#[derive(Default)]
+struct Carried<W> {
+    positions: Vec<u64>,
+    u: Vec<u32>,
+    v: Vec<u32>,
+    w: Vec<W>,
+}
+
+impl<W: Copy + Send + Sync> Carried<W> {
+    /// The forest of a call on this forest followed by the edges from `start` on:
+    /// `chosen` are positions in that call (below the forest's length: its own edges).
+    fn next(
+        &self,
+        chosen: &[u64],
+        start: usize,
+        u: &[u32],
+        v: &[u32],
+        weights: Option<&[W]>,
+    ) -> Result<Self> {
+        let carried = self.positions.len() as u64;
+        // Where edge p of the call comes from: (from the forest?, index there).
+        let source = |p: u64| {
+            if p < carried {
+                (true, p as usize)
             } else {
-                all[range.start + i - carried]
+                (false, start + (p - carried) as usize)
             }
-        }),
-        "a partition of the edges",
-    )
+        };
+        fn take<T: Copy + Send + Sync>(
+            chosen: &[u64],
+            source: impl Fn(u64) -> (bool, usize) + Sync,
+            carried: &[T],
+            all: &[T],
+        ) -> Result<Vec<T>> {
+            alloc::par_collect(
+                chosen.par_iter().map(|&p| match source(p) {
+                    (true, i) => carried[i],
+                    (false, i) => all[i],
+                }),
+                "the forest carried to the next partition",
+            )
+        }
+        let positions = alloc::par_collect(
+            chosen.par_iter().map(|&p| match source(p) {
+                (true, i) => self.positions[i],
+                (false, i) => i as u64,
+            }),
+            "the forest carried to the next partition",
+        )?;
+        Ok(Carried {
+            positions,
+            u: take(chosen, source, &self.u, u)?,
+            v: take(chosen, source, &self.v, v)?,
+            w: match weights {
+                Some(w) => take(chosen, source, &self.w, w)?,
+                None => Vec::new(),
+            },
+        })
+    }
 }
 
 fn add(total: &mut DeviceTimings, part: &DeviceTimings) {

@@ -458,13 +458,41 @@ impl<D: Device> Gpu<D> {
     }
 
     fn write<T: Plain>(&self, buffer: &mut DeviceBuffer<D, T>, data: &[T]) -> Result<()> {
+        self.write_at(buffer, 0, data)
+    }
+
+    /// Copies `data` into `buffer` from element `at` on.
+    fn write_at<T: Plain>(
+        &self,
+        buffer: &mut DeviceBuffer<D, T>,
+        at: usize,
+        data: &[T],
+    ) -> Result<()> {
         if data.is_empty() {
             return Ok(());
         }
-        assert!(data.len() <= buffer.len, "write past a device buffer's end");
+        assert!(
+            at + data.len() <= buffer.len,
+            "write past a device buffer's end"
+        );
         self.driver("a copy to the device", || {
-            self.device.write(&mut buffer.memory, 0, bytes_of(data))
+            self.device.write(
+                &mut buffer.memory,
+                at * std::mem::size_of::<T>(),
+                bytes_of(data),
+            )
         })
+    }
+
+    /// A device array of `pieces` one after the other (no host copy joins them).
+    pub(crate) fn upload_pieces<T: Plain>(&self, pieces: &[&[T]]) -> Result<DeviceBuffer<D, T>> {
+        let mut buffer = self.alloc::<T>(pieces.iter().map(|p| p.len()).sum())?;
+        let mut at = 0;
+        for piece in pieces {
+            self.write_at(&mut buffer, at, piece)?;
+            at += piece.len();
+        }
+        Ok(buffer)
     }
 
     /// Copies the first `out.len()` elements of `buffer` into `out` (blocking).

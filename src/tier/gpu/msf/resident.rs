@@ -138,21 +138,32 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
     solve_arrays(tier, arrays, ids.as_ref(), &work, adjacency, &mut watch)
 }
 
-/// Solves a graph given as host arrays (edge `e` = position `e`) through the same
-/// device pipeline: the arrays are uploaded as they are, and validation, weight keys
-/// and the forest's ids run on the device. Returns the outcome and, for a forest, its
-/// edge positions in ascending order.
+/// An edge list in host memory, each array given as pieces that follow one another
+/// (edge `e` = position `e` of the joined arrays; every array's pieces have the same
+/// lengths).
+pub(crate) struct HostEdges<'a, W> {
+    pub num_vertices: usize,
+    pub u: &'a [&'a [u32]],
+    pub v: &'a [&'a [u32]],
+    pub weights: Option<&'a [&'a [W]]>,
+}
+
+/// Solves a graph given as host arrays through the same device pipeline: the arrays
+/// are uploaded as they are (the pieces joined on the device), and validation, weight
+/// keys and the forest's ids run on the device. Returns the outcome and, for a forest,
+/// its edge positions in ascending order.
 pub(crate) fn solve_host<D: Device, W: Element>(
     tier: &Gpu<D>,
-    num_vertices: usize,
-    u: &[u32],
-    v: &[u32],
-    weights: Option<&[W]>,
+    edges: &HostEdges<'_, W>,
     work: &Work,
     adjacency: fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>,
 ) -> Result<(ResidentOutcome<W>, Vec<u64>)> {
     let mut watch = Stopwatch::start(tier);
-    let (n, m) = (num_vertices, u.len());
+    let (n, m) = (
+        edges.num_vertices,
+        edges.u.iter().map(|p| p.len()).sum::<usize>(),
+    );
+    let weights = edges.weights;
     super::check_edge_count(work.algorithm, m)?;
     let capacity = n.saturating_sub(1).min(m);
     if m == 0 {
@@ -189,9 +200,9 @@ pub(crate) fn solve_host<D: Device, W: Element>(
     }
     let arrays = EdgeArrays {
         num_vertices: n,
-        u: tier.upload(u)?,
-        v: tier.upload(v)?,
-        weights: weights.map(|w| tier.upload(w)).transpose()?,
+        u: tier.upload_pieces(edges.u)?,
+        v: tier.upload_pieces(edges.v)?,
+        weights: weights.map(|w| tier.upload_pieces(w)).transpose()?,
     };
     let ids = match capacity {
         0 => None,
