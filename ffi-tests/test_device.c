@@ -299,6 +299,67 @@ static void cpu_contexts_refuse_device_memory(void)
     gpumst_context_destroy(ctx);
 }
 
+/* A GPU tier capped by options.device_memory_limit solves a graph larger than the cap a
+ * partition of the edges at a time: the forest must be the CPU tier's, edge for edge;
+ * a graph whose vertices leave no room under the cap is GPUMST_OUT_OF_MEMORY. */
+static void device_memory_limit(void)
+{
+    gpumst_context *cpu = open_cpu_context();
+    if (!cpu)
+        return;
+    static const gpumst_tier tiers[] = {GPUMST_TIER_OPENCL, GPUMST_TIER_CUDA};
+    enum { CAPPED_N = 1000, CAPPED_M = 40000, HUGE_N = 200000 };
+    static uint32_t u[CAPPED_M], v[CAPPED_M], w[CAPPED_M];
+    uint64_t x = 12345;
+    for (size_t e = 0; e < CAPPED_M; e++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        u[e] = (uint32_t)(x % CAPPED_N);
+        v[e] = (uint32_t)((x >> 20) % CAPPED_N);
+        w[e] = (uint32_t)((x >> 40) % 40);
+    }
+    gpumst_graph graph;
+    CHECK_STATUS(gpumst_graph_init_edge_list(&graph, CAPPED_N, CAPPED_M, u, v, GPUMST_U32, w), GPUMST_OK);
+    gpumst_forest *expected = NULL;
+    CHECK_STATUS(gpumst_msf(cpu, &graph, GPUMST_ALGORITHM_AUTO, 0, &expected), GPUMST_OK);
+    if (!expected) {
+        gpumst_context_destroy(cpu);
+        return;
+    }
+    for (size_t t = 0; t < sizeof tiers / sizeof tiers[0]; t++) {
+        gpumst_options options;
+        gpumst_options_init(&options);
+        options.tier = tiers[t];
+        options.device_memory_limit = 400000;
+        gpumst_context *capped = NULL;
+        char why[512];
+        if (gpumst_context_create(&options, &capped, why, sizeof why) != GPUMST_OK) {
+            printf("test_device: SKIPPED device_memory_limit on tier %d: %s\n", (int)tiers[t], why);
+            continue;
+        }
+        gpumst_forest *forest = NULL;
+        CHECK_STATUS(gpumst_msf(capped, &graph, GPUMST_ALGORITHM_AUTO, 0, &forest), GPUMST_OK);
+        if (forest) {
+            size_t count = gpumst_forest_num_edges(forest);
+            CHECK(count == gpumst_forest_num_edges(expected), "tier %d: %zu forest edges", (int)tiers[t], count);
+            CHECK(count == gpumst_forest_num_edges(expected) &&
+                      memcmp(gpumst_forest_edges(forest), gpumst_forest_edges(expected), count * 8) == 0,
+                  "tier %d: the capped forest is the CPU tier's", (int)tiers[t]);
+            gpumst_forest_free(forest);
+        }
+        gpumst_graph huge;
+        CHECK_STATUS(gpumst_graph_init_edge_list(&huge, HUGE_N, CAPPED_M, u, v, GPUMST_U32, w), GPUMST_OK);
+        forest = NULL;
+        CHECK_STATUS(gpumst_msf(capped, &huge, GPUMST_ALGORITHM_AUTO, 0, &forest), GPUMST_OUT_OF_MEMORY);
+        gpumst_forest_free(forest);
+        char error[512];
+        gpumst_context_last_error(capped, error, sizeof error);
+        CHECK(strstr(error, "needs about") != NULL, "the message gives the sizes: %s", error);
+        gpumst_context_destroy(capped);
+    }
+    gpumst_forest_free(expected);
+    gpumst_context_destroy(cpu);
+}
+
 int main(void)
 {
     cpu_contexts_refuse_device_memory();
@@ -326,5 +387,6 @@ int main(void)
         device_close(&d);
     }
     adopted_cuda_context();
+    device_memory_limit();
     return check_summary("test_device");
 }

@@ -220,61 +220,6 @@ static void errors(gpumst_context *ctx)
     gpumst_forest_free(NULL);
 }
 
-/* A GPU tier capped by options.device_memory_limit solves a graph larger than the cap a
- * partition of the edges at a time: the forest must be the CPU tier's, edge for edge;
- * a graph whose vertices leave no room under the cap is GPUMST_OUT_OF_MEMORY. */
-static void device_memory_limit(gpumst_context *cpu)
-{
-    static const gpumst_tier tiers[] = {GPUMST_TIER_OPENCL, GPUMST_TIER_CUDA};
-    enum { N = 1000, M = 40000, HUGE_N = 200000 };
-    static uint32_t u[M], v[M], w[M];
-    uint64_t x = 12345;
-    for (size_t e = 0; e < M; e++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        u[e] = (uint32_t)(x % N);
-        v[e] = (uint32_t)((x >> 20) % N);
-        w[e] = (uint32_t)((x >> 40) % 40);
-    }
-    gpumst_graph graph;
-    CHECK_STATUS(gpumst_graph_init_edge_list(&graph, N, M, u, v, GPUMST_U32, w), GPUMST_OK);
-    gpumst_forest *expected = NULL;
-    CHECK_STATUS(gpumst_msf(cpu, &graph, GPUMST_ALGORITHM_AUTO, 0, &expected), GPUMST_OK);
-    if (!expected)
-        return;
-    for (size_t t = 0; t < sizeof tiers / sizeof tiers[0]; t++) {
-        gpumst_options options;
-        gpumst_options_init(&options);
-        options.tier = tiers[t];
-        options.device_memory_limit = 400000;
-        gpumst_context *capped = NULL;
-        char why[512];
-        if (gpumst_context_create(&options, &capped, why, sizeof why) != GPUMST_OK) {
-            printf("test_msf: SKIPPED device_memory_limit on tier %d: %s\n", (int)tiers[t], why);
-            continue;
-        }
-        gpumst_forest *forest = NULL;
-        CHECK_STATUS(gpumst_msf(capped, &graph, GPUMST_ALGORITHM_AUTO, 0, &forest), GPUMST_OK);
-        if (forest) {
-            size_t count = gpumst_forest_num_edges(forest);
-            CHECK(count == gpumst_forest_num_edges(expected), "tier %d: %zu forest edges", (int)tiers[t], count);
-            CHECK(count == gpumst_forest_num_edges(expected) &&
-                      memcmp(gpumst_forest_edges(forest), gpumst_forest_edges(expected), count * 8) == 0,
-                  "tier %d: the capped forest is the CPU tier's", (int)tiers[t]);
-            gpumst_forest_free(forest);
-        }
-        gpumst_graph huge;
-        CHECK_STATUS(gpumst_graph_init_edge_list(&huge, HUGE_N, M, u, v, GPUMST_U32, w), GPUMST_OK);
-        forest = NULL;
-        CHECK_STATUS(gpumst_msf(capped, &huge, GPUMST_ALGORITHM_AUTO, 0, &forest), GPUMST_OUT_OF_MEMORY);
-        gpumst_forest_free(forest);
-        char error[512];
-        last_error(capped, error, sizeof error);
-        CHECK(strstr(error, "needs about") != NULL, "the message gives the sizes: %s", error);
-        gpumst_context_destroy(capped);
-    }
-    gpumst_forest_free(expected);
-}
-
 int main(void)
 {
     gpumst_context *ctx = open_cpu_context();
@@ -285,7 +230,6 @@ int main(void)
     csr_and_flags(ctx);
     wide_integer_totals(ctx);
     errors(ctx);
-    device_memory_limit(ctx);
     gpumst_context_destroy(ctx);
     return check_summary("test_msf");
 }
