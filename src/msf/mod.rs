@@ -309,6 +309,14 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
     // forest (each partition then brings at least n - 1 new edges); otherwise the one
     // call below refuses the graph with the sizes.
     if m > fit && fit >= 2 * n.max(1) {
+        // A partition's device sees only its part: the host names the first bad edge
+        // of the whole list (CSR weights were checked above).
+        if !ends.ends_checked {
+            prepare::check_edge_list_ends(&ends.u, &ends.v, n)?;
+        }
+        if let (Some(w), None) = (&weights, ids) {
+            prepare::reject_nan(w, None, m)?;
+        }
         let (positions, timings) = profile::span("device solve in partitions", || {
             partitioned::solve_in_partitions(
                 tier,

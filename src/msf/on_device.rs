@@ -5,7 +5,7 @@
 use super::prepare::{self, WeightKey};
 use super::{device_adjacency, sum_of_weights, MsfOptions, TotalWeight};
 use crate::tier::gpu::msf::resident::{
-    self, Finding, ResidentEdges, ResidentOutcome, ResidentRequest,
+    self, Finding, ResidentEdges, ResidentOutcome, ResidentRequest, Work,
 };
 use crate::tier::gpu::{Device, Gpu};
 use crate::types::{Algorithm, DType, Element};
@@ -87,9 +87,13 @@ pub(crate) unsafe fn minimum_spanning_forest_on_device<D: Device>(
         weights: weights.map(|(address, _)| address),
     };
     let request = ResidentRequest {
-        algorithm: options.algorithm,
-        descending: options.maximum,
-        forest_weights: output.total_weight,
+        work: Work {
+            algorithm: options.algorithm,
+            descending: options.maximum,
+            forest_weights: output.total_weight,
+            // The device clock costs a wait of its own; this path reports the host's.
+            device_clock: false,
+        },
         queue: output.queue,
         ids_out: output.edge_ids,
     };

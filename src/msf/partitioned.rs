@@ -12,7 +12,7 @@
 
 use rayon::prelude::*;
 
-use super::{device_adjacency, prepare, Result};
+use super::{device_adjacency, Result};
 use crate::tier::gpu::msf::resident::{self, HostEdges, ResidentOutcome, Work};
 use crate::tier::gpu::msf::DeviceTimings;
 use crate::tier::gpu::{Device, Gpu};
@@ -21,9 +21,10 @@ use crate::{alloc, Error};
 
 /// The forest's edge positions (ascending) of the edge list `u`, `v`, `weights` over
 /// `n` vertices, solved in partitions that leave room for the forest within `fit`
-/// edges (`fit` > n - 1). The ends and weights are checked here, on the host, so that
-/// the first bad edge of the whole list is the one reported.
-pub(super) fn solve_in_partitions<D: Device, W: Element + prepare::WeightKey>(
+/// edges (`fit` > n - 1). The caller has checked the ends and weights on the host: a
+/// partition's device sees only its part, and the first bad edge of the whole list is
+/// the one to report.
+pub(super) fn solve_in_partitions<D: Device, W: Element>(
     tier: &Gpu<D>,
     n: usize,
     u: &[u32],
@@ -33,10 +34,6 @@ pub(super) fn solve_in_partitions<D: Device, W: Element + prepare::WeightKey>(
     fit: usize,
 ) -> Result<(Vec<u64>, DeviceTimings)> {
     let m = u.len();
-    prepare::check_edge_list_ends(u, v, n)?;
-    if let Some(w) = weights {
-        prepare::reject_nan(w, None, m)?;
-    }
     let mut timings = DeviceTimings::default();
     // The forest so far: its edges' positions in the whole list, and their arrays.
     let mut forest = Carried::<W>::default();

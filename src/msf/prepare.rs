@@ -226,6 +226,9 @@ pub(crate) struct Endpoints<'a> {
     pub v: Cow<'a, [u32]>,
     /// CSR position of each edge (None for edge lists, where position = id).
     pub ids: Option<Vec<u64>>,
+    /// Whether every end was checked against the vertex count here (false where
+    /// `endpoints` was told a device checks them).
+    pub ends_checked: bool,
 }
 
 impl Endpoints<'_> {
@@ -259,6 +262,7 @@ impl Endpoints<'_> {
             u: Cow::Owned(renumber(&self.u)?),
             v: Cow::Owned(renumber(&self.v)?),
             ids: self.ids,
+            ends_checked: self.ends_checked,
         })
     }
 }
@@ -309,6 +313,7 @@ pub(crate) fn endpoints<'a>(
                 u: Cow::Borrowed(u),
                 v: Cow::Borrowed(v),
                 ids: None,
+                ends_checked: check_ends,
             })
         }
         Graph::Csr {
@@ -381,6 +386,7 @@ pub(crate) fn endpoints<'a>(
                 u: Cow::Owned(u),
                 v: Cow::Owned(v),
                 ids: Some(ids),
+                ends_checked: true,
             })
         }
     }

@@ -452,13 +452,7 @@ impl<D: Device> Gpu<D> {
 
     /// A device copy of `data`.
     fn upload<T: Plain>(&self, data: &[T]) -> Result<DeviceBuffer<D, T>> {
-        let mut buffer = self.alloc::<T>(data.len())?;
-        self.write(&mut buffer, data)?;
-        Ok(buffer)
-    }
-
-    fn write<T: Plain>(&self, buffer: &mut DeviceBuffer<D, T>, data: &[T]) -> Result<()> {
-        self.write_at(buffer, 0, data)
+        self.upload_pieces(&[data])
     }
 
     /// Copies `data` into `buffer` from element `at` on.

@@ -28,11 +28,7 @@ pub(crate) struct ResidentEdges {
 /// What to compute and where the result goes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ResidentRequest {
-    pub algorithm: Algorithm,
-    /// Descending keys (a maximum spanning forest).
-    pub descending: bool,
-    /// Also bring the forest's weights to the host (for its total weight).
-    pub forest_weights: bool,
+    pub work: Work,
     /// The caller's queue to follow (0: none).
     pub queue: usize,
     /// Device memory for min(n - 1, m) u64 edge ids (unused when that is 0).
@@ -96,7 +92,7 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
 ) -> Result<ResidentOutcome<W>> {
     let mut watch = Stopwatch::start(tier);
     let (n, m) = (edges.num_vertices, edges.num_edges);
-    super::check_edge_count(request.algorithm, m)?;
+    super::check_edge_count(request.work.algorithm, m)?;
     let capacity = n.saturating_sub(1).min(m);
     // SAFETY (every wrap and follow below): the caller's promise.
     unsafe { tier.follow(request.queue as *mut std::ffi::c_void)? };
@@ -104,7 +100,7 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
         // No array is read (they may be null, as for empty host arrays).
         return Ok(ResidentOutcome::Forest {
             count: 0,
-            weights: request.forest_weights.then(Vec::new),
+            weights: request.work.forest_weights.then(Vec::new),
             timings: DeviceTimings::default(),
         });
     }
@@ -123,19 +119,20 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
     };
     check_capacity(
         tier,
-        request.algorithm,
+        request.work.algorithm,
         n,
         m,
         key_bytes::<W>(arrays.weights.is_some()),
         0,
     )?;
-    let work = Work {
-        algorithm: request.algorithm,
-        descending: request.descending,
-        forest_weights: request.forest_weights,
-        device_clock: false,
-    };
-    solve_arrays(tier, arrays, ids.as_ref(), &work, adjacency, &mut watch)
+    solve_arrays(
+        tier,
+        arrays,
+        ids.as_ref(),
+        &request.work,
+        adjacency,
+        &mut watch,
+    )
 }
 
 /// An edge list in host memory, each array given as pieces that follow one another
