@@ -183,16 +183,34 @@ pub(crate) fn par_filter_map<T: Sync, U: Send>(
     what: &str,
     f: impl Fn(&T) -> Option<U> + Sync,
 ) -> Result<Vec<U>> {
-    let chunk_len = chunk_len(data.len(), 64);
-    let mut bits: Vec<u64> = zeroed(data.len().div_ceil(64), "a filter's flags")?;
+    par_filter_map_indices(data.len(), what, |i| f(&data[i]))
+}
+
+/// The `Some` values of `f(i)` for `i` in `0..len`, in order, as [`par_filter_map`]
+/// does it (for elements computed from their index rather than stored).
+pub(crate) fn par_filter_map_indices<U: Send>(
+    len: usize,
+    what: &str,
+    f: impl Fn(usize) -> Option<U> + Sync,
+) -> Result<Vec<U>> {
+    let chunk_len = chunk_len(len, 64);
+    let mut bits: Vec<u64> = zeroed(len.div_ceil(64), "a filter's flags")?;
+    // Chunk `c`'s indices, 64 to a word of `bits`.
+    let groups = |c: usize| {
+        let start = c * chunk_len;
+        (start..(start + chunk_len).min(len))
+            .step_by(64)
+            .map(move |g| g..(g + 64).min(len))
+    };
     let counts: Vec<usize> = par_collect(
         bits.par_chunks_mut(chunk_len / 64)
-            .zip(data.par_chunks(chunk_len))
-            .map(|(words, chunk)| {
+            .enumerate()
+            .map(|(c, words)| {
                 let mut count = 0;
-                for (word, group) in words.iter_mut().zip(chunk.chunks(64)) {
-                    for (k, x) in group.iter().enumerate() {
-                        *word |= (f(x).is_some() as u64) << k;
+                for (word, group) in words.iter_mut().zip(groups(c)) {
+                    let first = group.start;
+                    for i in group {
+                        *word |= (f(i).is_some() as u64) << (i - first);
                     }
                     count += word.count_ones() as usize;
                 }
@@ -206,13 +224,13 @@ pub(crate) fn par_filter_map<T: Sync, U: Send>(
     targets
         .into_par_iter()
         .zip(bits.par_chunks(chunk_len / 64))
-        .zip(data.par_chunks(chunk_len))
-        .for_each(|((target, words), chunk)| {
+        .enumerate()
+        .for_each(|(c, (target, words))| {
             let mut at = 0;
-            for (&word, group) in words.iter().zip(chunk.chunks(64)) {
+            for (&word, group) in words.iter().zip(groups(c)) {
                 let mut word = word;
                 while word != 0 {
-                    let value = f(&group[word.trailing_zeros() as usize])
+                    let value = f(group.start + word.trailing_zeros() as usize)
                         .expect("`f` gives the same answer twice");
                     target[at].write(value);
                     at += 1;

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::prepare::{Prepared, Priority};
+use super::prepare::Priority;
 use super::radix::sort_by_weight;
 use super::reserving_kruskal::{kruskal_reserving, Linked};
 use super::union_find::{find_halving, find_shared, hook, point_at_root, UnionFind};
@@ -29,20 +29,24 @@ const SORT_WHOLE: usize = 1 << 17;
 /// Sorted edges checked per parallel pre-filter block in the Kruskal pass.
 const BLOCK: usize = 1 << 14;
 
-pub(crate) fn filter_kruskal<P: Priority>(graph: Prepared<'_, P>) -> Result<Vec<usize>> {
-    let Prepared {
-        num_vertices,
-        u,
-        v,
-        priority: mut live,
-    } = graph;
-    let (u, v) = (&u[..], &v[..]);
+/// The positions of the forest's edges, for `priority_of(e)` the priority of the edge
+/// at position `e`.
+pub(crate) fn filter_kruskal<P: Priority>(
+    num_vertices: usize,
+    u: &[u32],
+    v: &[u32],
+    priority_of: impl Fn(usize) -> P + Sync,
+) -> Result<Vec<usize>> {
     let mut sets = UnionFind::new(num_vertices)?;
     // At most n - 1 edges: pushes below never grow it.
     let mut forest = super::new_forest(num_vertices, u.len())?;
     let wanted = num_vertices.saturating_sub(1);
+    let mut live = Live::Every {
+        len: u.len(),
+        priority_of,
+    };
     let mut round = 0u64;
-    while !live.is_empty() && forest.len() < wanted {
+    while live.len() > 0 && forest.len() < wanted {
         // The light part: everything when small, else the edges at or below a pivot.
         // Aim for twice as many light edges as the forest still lacks.
         let target = (2 * (wanted - forest.len())).max(SORT_WHOLE);
@@ -53,25 +57,74 @@ pub(crate) fn filter_kruskal<P: Priority>(graph: Prepared<'_, P>) -> Result<Vec<
         };
         if pivot == P::NONE {
             let all = live.len();
-            light_msf(std::mem::take(&mut live), all, u, v, &mut sets, &mut forest)?;
+            light_msf(live.into_listed()?, all, u, v, &mut sets, &mut forest)?;
             break;
         }
         let light = profile::span("auto: split off the light edges", || {
-            par_filter(&live, |&p| p <= pivot)
+            live.filter(|p| p <= pivot)
         })?;
         light_msf(light, live.len(), u, v, &mut sets, &mut forest)?;
         // The heavy part, less every edge that now lies inside one tree.
-        live = profile::span("auto: filter the heavy edges", || {
+        live = Live::Listed(profile::span("auto: filter the heavy edges", || {
             sets.flatten()?;
             let parents = sets.parents();
-            par_filter(&live, |&p| {
+            live.filter(|p| {
                 let e = p.position();
                 p > pivot && find_shared(parents, u[e]) != find_shared(parents, v[e])
             })
-        })?;
+        })?);
         round += 1;
     }
     Ok(forest)
+}
+
+/// The live edges of a round with their priorities.
+enum Live<P, F> {
+    /// Every edge, each priority computed when looked at. Stored, the priorities of a
+    /// dense graph would be the largest array of the call, written once to be read
+    /// twice (by the split and by the heavy filter).
+    Every { len: usize, priority_of: F },
+    /// The edges that survived a round.
+    Listed(Vec<P>),
+}
+
+impl<P: Priority, F: Fn(usize) -> P + Sync> Live<P, F> {
+    fn len(&self) -> usize {
+        match self {
+            Live::Every { len, .. } => *len,
+            Live::Listed(edges) => edges.len(),
+        }
+    }
+
+    fn at(&self, i: usize) -> P {
+        match self {
+            Live::Every { priority_of, .. } => priority_of(i),
+            Live::Listed(edges) => edges[i],
+        }
+    }
+
+    /// The priorities that satisfy `keep`, in order.
+    fn filter(&self, keep: impl Fn(P) -> bool + Sync) -> Result<Vec<P>> {
+        match self {
+            Live::Every { len, priority_of } => {
+                alloc::par_filter_map_indices(*len, "the live edges", |i| {
+                    let p = priority_of(i);
+                    keep(p).then_some(p)
+                })
+            }
+            Live::Listed(edges) => alloc::par_filter(edges, "the live edges", |&p| keep(p)),
+        }
+    }
+
+    fn into_listed(self) -> Result<Vec<P>> {
+        match self {
+            Live::Every { len, priority_of } => alloc::par_collect(
+                (0..len).into_par_iter().map(|i| priority_of(i)),
+                "the live edges",
+            ),
+            Live::Listed(edges) => Ok(edges),
+        }
+    }
 }
 
 /// Light edge sets smaller than this are sorted and linked in order: parallel rounds
@@ -391,13 +444,12 @@ fn kruskal_sorted<P: Priority>(
     Ok(())
 }
 
-/// The elements of `data` that satisfy `keep`, in order.
-fn par_filter<P: Priority>(data: &[P], keep: impl Fn(&P) -> bool + Sync) -> Result<Vec<P>> {
-    alloc::par_filter(data, "the live edges", keep)
-}
-
 /// A priority with about `target` of `live` at or below it, estimated from a sample.
-fn sample_pivot<P: Priority>(live: &[P], target: usize, round: u64) -> P {
+fn sample_pivot<P: Priority>(
+    live: &Live<P, impl Fn(usize) -> P + Sync>,
+    target: usize,
+    round: u64,
+) -> P {
     const SAMPLES: usize = 4096;
     let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ round.wrapping_mul(0xD1B5_4A32_D192_ED03);
     let mut sample: Vec<P> = (0..SAMPLES)
@@ -405,7 +457,7 @@ fn sample_pivot<P: Priority>(live: &[P], target: usize, round: u64) -> P {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            live[(state % live.len() as u64) as usize]
+            live.at((state % live.len() as u64) as usize)
         })
         .collect();
     sample.sort_unstable();

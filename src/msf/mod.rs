@@ -431,24 +431,37 @@ fn solve<P: Priority, W: WeightKey>(
         )));
     }
     let order = prepare::KeyOrder::of(options);
-    let priority = profile::span("priorities", || {
-        prepare::priorities::<P, W>(weights, ends.ids.as_deref(), m, order, least_key)
-    })?;
+    let num_vertices = ends.num_vertices;
     let ids = ends.ids;
-    let prepared = Prepared {
-        num_vertices: ends.num_vertices,
-        u: ends.u,
-        v: ends.v,
-        priority,
+    let positions = if algorithm == Algorithm::Auto {
+        // `auto` computes priorities when it looks at an edge, never storing all of them.
+        if let Some(weights) = weights {
+            profile::span("validate weights", || {
+                prepare::reject_nan(weights, ids.as_deref(), m)
+            })?;
+        }
+        let priority_of = prepare::priority_of::<P, W>(weights, ids.as_deref(), order, least_key);
+        profile::span(algorithm.name(), || {
+            filter_kruskal::filter_kruskal(num_vertices, &ends.u, &ends.v, priority_of)
+        })?
+    } else {
+        let priority = profile::span("priorities", || {
+            prepare::priorities::<P, W>(weights, ids.as_deref(), m, order, least_key)
+        })?;
+        let prepared = Prepared {
+            num_vertices,
+            u: ends.u,
+            v: ends.v,
+            priority,
+        };
+        profile::span(algorithm.name(), || match algorithm {
+            Algorithm::Auto => unreachable!("auto takes the branch above"),
+            Algorithm::Boruvka => boruvka::boruvka(&prepared),
+            Algorithm::Prim => prim::prim(&prepared),
+            Algorithm::Strut => strut::strut(&prepared),
+            Algorithm::Kruskal => kruskal::kruskal(prepared),
+        })?
     };
-    let num_vertices = prepared.num_vertices;
-    let positions = profile::span(algorithm.name(), || match algorithm {
-        Algorithm::Auto => filter_kruskal::filter_kruskal(prepared),
-        Algorithm::Boruvka => boruvka::boruvka(&prepared),
-        Algorithm::Prim => prim::prim(&prepared),
-        Algorithm::Strut => strut::strut(&prepared),
-        Algorithm::Kruskal => kruskal::kruskal(prepared),
-    })?;
     profile::span("forest edge ids", || {
         let chosen: Vec<AtomicBool> = alloc::zeroed(m, "the chosen-edge flags")?;
         positions

@@ -519,18 +519,31 @@ pub(crate) fn priorities<P: Priority, W: WeightKey>(
     order: KeyOrder,
     least_key: u64,
 ) -> Result<Vec<P>> {
-    const WHAT: &str = "the edge priorities";
-    let Some(weights) = weights else {
-        return alloc::par_collect((0..num_edges).into_par_iter().map(|i| P::new(0, i)), WHAT);
-    };
-    reject_nan(weights, ids, num_edges)?;
-    let weight_of = |i: usize| weights[ids.map_or(i, |ids| ids[i] as usize)];
+    if let Some(weights) = weights {
+        reject_nan(weights, ids, num_edges)?;
+    }
+    let priority = priority_of::<P, W>(weights, ids, order, least_key);
     alloc::par_collect(
-        (0..num_edges)
-            .into_par_iter()
-            .map(|i| P::new(order.key(weight_of(i)) - least_key, i)),
-        WHAT,
+        (0..num_edges).into_par_iter().map(priority),
+        "the edge priorities",
     )
+}
+
+/// The priority of the edge at each position, computed from `weights` when asked for
+/// (as [`priorities`] stores them; the caller has rejected NaN).
+pub(crate) fn priority_of<'w, P: Priority, W: WeightKey>(
+    weights: Option<&'w [W]>,
+    ids: Option<&'w [u64]>,
+    order: KeyOrder,
+    least_key: u64,
+) -> impl Fn(usize) -> P + Sync + Copy + 'w {
+    move |i| match weights {
+        None => P::new(0, i),
+        Some(w) => P::new(
+            order.key(w[ids.map_or(i, |ids| ids[i] as usize)]) - least_key,
+            i,
+        ),
+    }
 }
 
 /// The least key of `weights` under `order`, when every key minus it fits in 32 bits
