@@ -35,7 +35,7 @@ pub(crate) fn filter_kruskal<P: Priority>(
     num_vertices: usize,
     u: &[u32],
     v: &[u32],
-    priority_of: impl Fn(usize) -> P + Sync,
+    priority_of: impl Fn(usize) -> P + Sync + Send,
 ) -> Result<Vec<usize>> {
     let mut sets = UnionFind::new(num_vertices)?;
     // At most n - 1 edges: pushes below never grow it.
@@ -88,7 +88,7 @@ enum Live<P, F> {
     Listed(Vec<P>),
 }
 
-impl<P: Priority, F: Fn(usize) -> P + Sync> Live<P, F> {
+impl<P: Priority, F: Fn(usize) -> P + Sync + Send> Live<P, F> {
     fn len(&self) -> usize {
         match self {
             Live::Every { len, .. } => *len,
@@ -118,10 +118,9 @@ impl<P: Priority, F: Fn(usize) -> P + Sync> Live<P, F> {
 
     fn into_listed(self) -> Result<Vec<P>> {
         match self {
-            Live::Every { len, priority_of } => alloc::par_collect(
-                (0..len).into_par_iter().map(|i| priority_of(i)),
-                "the live edges",
-            ),
+            Live::Every { len, priority_of } => {
+                alloc::par_collect((0..len).into_par_iter().map(priority_of), "the live edges")
+            }
             Live::Listed(edges) => Ok(edges),
         }
     }
@@ -446,7 +445,7 @@ fn kruskal_sorted<P: Priority>(
 
 /// A priority with about `target` of `live` at or below it, estimated from a sample.
 fn sample_pivot<P: Priority>(
-    live: &Live<P, impl Fn(usize) -> P + Sync>,
+    live: &Live<P, impl Fn(usize) -> P + Sync + Send>,
     target: usize,
     round: u64,
 ) -> P {

@@ -536,7 +536,7 @@ pub(crate) fn priority_of<'w, P: Priority, W: WeightKey>(
     ids: Option<&'w [u64]>,
     order: KeyOrder,
     least_key: u64,
-) -> impl Fn(usize) -> P + Sync + Copy + 'w {
+) -> impl Fn(usize) -> P + Sync + Send + Copy + 'w {
     move |i| match weights {
         None => P::new(0, i),
         Some(w) => P::new(
