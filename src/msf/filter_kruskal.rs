@@ -66,11 +66,10 @@ pub(crate) fn filter_kruskal<P: Priority>(
         light_msf(light, live.len(), u, v, &mut sets, &mut forest)?;
         // The heavy part, less every edge that now lies inside one tree.
         live = Live::Listed(profile::span("auto: filter the heavy edges", || {
-            sets.flatten()?;
-            let parents = sets.parents();
+            let roots = sets.flatten()?;
             live.filter(|p| {
                 let e = p.position();
-                p > pivot && find_shared(parents, u[e]) != find_shared(parents, v[e])
+                p > pivot && roots[u[e] as usize] != roots[v[e] as usize]
             })
         })?);
         round += 1;

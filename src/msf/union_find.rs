@@ -68,8 +68,9 @@ impl UnionFind {
         )
     }
 
-    /// Points every element straight at its root, so later lookups take one step.
-    pub fn flatten(&mut self) -> Result<()> {
+    /// Points every element straight at its root, so later lookups take one step, and
+    /// returns every element's root (one read where a lookup takes two).
+    pub fn flatten(&mut self) -> Result<Vec<u32>> {
         let parent = &self.parent;
         let roots: Vec<u32> = alloc::par_collect(
             (0..parent.len() as u32)
@@ -78,10 +79,10 @@ impl UnionFind {
             "the union-find roots",
         )?;
         roots
-            .into_par_iter()
+            .par_iter()
             .enumerate()
-            .for_each(|(x, r)| set_parent(parent, x as u32, r));
-        Ok(())
+            .for_each(|(x, &r)| set_parent(parent, x as u32, r));
+        Ok(roots)
     }
 }
 
