@@ -17,6 +17,7 @@ mod union_find;
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -462,19 +463,13 @@ fn solve<P: Priority, W: WeightKey>(
         })?
     };
     profile::span("forest edge ids", || {
-        // Sorting the forest's positions touches less memory than flagging them among
-        // all m edges and reading the flags back (a dense graph's forest is a small
-        // share of its edges), and positions grow with ids (CSR ones too).
-        let mut positions = positions;
-        radix::radix_sort_by_key(&mut positions, |&e| e as u64)?;
-        let id_of = |e: usize| ids.as_deref().map_or(e as u64, |ids| ids[e]);
-        Ok((
-            alloc::par_collect(
-                positions.par_iter().map(|&e| id_of(e)),
-                "the forest's edge ids",
-            )?,
-            num_vertices,
-        ))
+        let chosen: Vec<AtomicBool> = alloc::zeroed(m, "the chosen-edge flags")?;
+        positions
+            .par_iter()
+            .with_min_len(4096)
+            .for_each(|&e| chosen[e].store(true, Relaxed));
+        let chosen = |e: usize| chosen[e].load(Relaxed);
+        Ok((chosen_ids(m, chosen, ids.as_deref())?, num_vertices))
     })
 }
 
