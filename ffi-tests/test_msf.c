@@ -164,6 +164,13 @@ static void errors(gpumst_context *ctx)
     CHECK(f == NULL, "forest reset on failure");
     last_error(ctx, msg, sizeof msg);
     CHECK_CONTAINS(msg, "graph is NULL");
+    /* The default build has no MPI: the entry point exists and says so (its work is
+     * tested by mpi-tests/ against the `mpi` feature's build). */
+    f = (gpumst_forest *)&g;
+    CHECK_STATUS(gpumst_msf_mpi(ctx, 0, &g, NULL, GPUMST_ALGORITHM_AUTO, 0, -1, &f), GPUMST_BACKEND_UNAVAILABLE);
+    CHECK(f == NULL, "forest reset on failure");
+    last_error(ctx, msg, sizeof msg);
+    CHECK_CONTAINS(msg, "built without MPI");
     CHECK_STATUS(gpumst_msf(ctx, &g, GPUMST_ALGORITHM_AUTO, 0, NULL), GPUMST_INVALID_ARGUMENT);
     CHECK_STATUS(gpumst_msf(ctx, &g, 17, 0, &f), GPUMST_INVALID_ARGUMENT);
     last_error(ctx, msg, sizeof msg);

@@ -400,6 +400,21 @@ gpumst_status gpumst_graph_init_csr(struct gpumst_graph *graph, uint64_t num_ver
 // `flags`: GPUMST_MSF_LABELS, GPUMST_MSF_UNWEIGHTED, GPUMST_MSF_MAXIMUM.
 gpumst_status gpumst_msf(struct gpumst_context *ctx, const struct gpumst_graph *graph, gpumst_algorithm algorithm, uint32_t flags, struct gpumst_forest **forest);
 
+// The minimum spanning forest of a graph whose edges are spread over the ranks of an
+// MPI communicator: every rank of `comm` calls it with its share of the edges
+// (`local`, an edge list over the whole graph's num_vertices, the same on every rank,
+// as are the weight type, `algorithm`, `flags` and `root`). `comm` is the
+// communicator's Fortran handle, MPI_Comm_c2f(comm) in C (mpi4py: comm.py2f()), so
+// that this header needs no MPI header; MPI must be initialised. `edge_ids`: the
+// global id of each local edge, unique across the ranks; NULL numbers the edges in
+// rank order as if the shares were concatenated. `root` >= 0: that rank gets the
+// forest and the others *forest = NULL; -1: every rank gets it. The forest is the one
+// gpumst_msf gives for all the edges (ids as given). Every rank returns the same
+// status: a failure on any rank is reported on all of them, its message naming the
+// rank. A library built without the Cargo feature `mpi` returns
+// GPUMST_BACKEND_UNAVAILABLE.
+gpumst_status gpumst_msf_mpi(struct gpumst_context *ctx, int64_t comm, const struct gpumst_graph *local, const uint64_t *edge_ids, gpumst_algorithm algorithm, uint32_t flags, int32_t root, struct gpumst_forest **forest);
+
 // Releases a forest. NULL is ignored.
 void gpumst_forest_free(struct gpumst_forest *forest);
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test of the project: formatting, lints, unit/property/integration tests, the
-# generated-header check, the C/C++ ffi-tests under valgrind, the installed library with
+# generated-header check, the MPI entry point under mpirun, the C/C++ ffi-tests under
+# valgrind, the installed library with
 # its C (the README's example), C++ and Go consumers (scripts/test_install.sh), and the
 # Python package (scripts/test_python.sh).
 set -euo pipefail
@@ -31,6 +32,8 @@ echo "== every input-sized allocation refused in turn (fault-injection build), o
 cargo test --release --features fault-injection --test alloc_failures
 echo "== every GPU driver call failed in turn with each injected error (PoCL here; CUDA on the device machine)"
 cargo test --release --features fault-injection --test driver_faults
+echo "== MPI (feature mpi): the Rust suite and a C program under mpirun with 1 to 4 ranks"
+bash scripts/test_mpi.sh
 echo "== tiers on this machine (the conformance suite ran on each one found; the others were skipped)"
 cargo run --release --quiet --bin gpumst -- info
 echo "== ffi-tests (C and C++ against include/gpumst.h, under valgrind)"

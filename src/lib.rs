@@ -17,6 +17,8 @@
 mod alloc;
 mod buffer;
 mod context;
+#[cfg(feature = "mpi")]
+pub mod distributed;
 mod error;
 pub mod ffi;
 pub mod graph;

@@ -278,6 +278,167 @@ pub unsafe extern "C" fn gpumst_msf(
     })
 }
 
+/// The minimum spanning forest of a graph whose edges are spread over the ranks of an
+/// MPI communicator: every rank of `comm` calls it with its share of the edges
+/// (`local`, an edge list over the whole graph's num_vertices, the same on every rank,
+/// as are the weight type, `algorithm`, `flags` and `root`). `comm` is the
+/// communicator's Fortran handle, MPI_Comm_c2f(comm) in C (mpi4py: comm.py2f()), so
+/// that this header needs no MPI header; MPI must be initialised. `edge_ids`: the
+/// global id of each local edge, unique across the ranks; NULL numbers the edges in
+/// rank order as if the shares were concatenated. `root` >= 0: that rank gets the
+/// forest and the others *forest = NULL; -1: every rank gets it. The forest is the one
+/// gpumst_msf gives for all the edges (ids as given). Every rank returns the same
+/// status: a failure on any rank is reported on all of them, its message naming the
+/// rank. A library built without the Cargo feature `mpi` returns
+/// GPUMST_BACKEND_UNAVAILABLE.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn gpumst_msf_mpi(
+    ctx: *mut gpumst_context,
+    comm: i64,
+    local: *const gpumst_graph,
+    edge_ids: *const u64,
+    algorithm: gpumst_algorithm,
+    flags: u32,
+    root: i32,
+    forest: *mut *mut gpumst_forest,
+) -> gpumst_status {
+    with_context(ctx, "gpumst_msf_mpi", |c| {
+        if forest.is_null() {
+            return Err(Error::invalid_argument("forest is NULL"));
+        }
+        // SAFETY: checked non-NULL; the caller passes a writable pointer slot.
+        unsafe { *forest = std::ptr::null_mut() };
+        // SAFETY: the caller passes NULL or a readable gpumst_graph.
+        let raw =
+            unsafe { local.as_ref() }.ok_or_else(|| Error::invalid_argument("local is NULL"))?;
+        if flags & !(GPUMST_MSF_LABELS | GPUMST_MSF_UNWEIGHTED | GPUMST_MSF_MAXIMUM) != 0 {
+            return Err(Error::invalid_argument(format!(
+                "flags = {flags:#x} has unknown bits"
+            )));
+        }
+        let options = MsfOptions {
+            algorithm: algorithm_from_c(algorithm)?,
+            labels: flags & GPUMST_MSF_LABELS != 0,
+            unweighted: flags & GPUMST_MSF_UNWEIGHTED != 0,
+            maximum: flags & GPUMST_MSF_MAXIMUM != 0,
+        };
+        if root < -1 {
+            return Err(Error::invalid_argument(format!(
+                "root = {root}: a rank, or -1 for every rank"
+            )));
+        }
+        // SAFETY: the caller's contract on the graph's arrays.
+        let Graph::EdgeList {
+            num_vertices,
+            u,
+            v,
+            weights,
+        } = (unsafe { graph_view(raw) })?
+        else {
+            return Err(Error::invalid_argument(
+                "local is a CSR graph: a rank's share is an edge list",
+            ));
+        };
+        let ids = if edge_ids.is_null() {
+            None
+        } else {
+            // SAFETY: the caller passes one id per local edge.
+            Some(unsafe { input_slice(edge_ids, u.len() as u64, "edge_ids") }?)
+        };
+        let result = mpi_forest(c, comm, num_vertices, u, v, weights, ids, &options, root)?;
+        if let Some(result) = result {
+            // SAFETY: as above.
+            unsafe { *forest = Box::into_raw(Box::new(gpumst_forest { forest: result })) };
+        }
+        Ok(())
+    })
+}
+
+/// [`gpumst_msf_mpi`]'s work: the forest on the ranks that get it.
+#[cfg(feature = "mpi")]
+#[allow(clippy::too_many_arguments)]
+fn mpi_forest(
+    ctx: &crate::Context,
+    comm: i64,
+    num_vertices: usize,
+    u: &[u32],
+    v: &[u32],
+    weights: Option<Weights<'_>>,
+    ids: Option<&[u64]>,
+    options: &MsfOptions,
+    root: i32,
+) -> Result<Option<Forest>> {
+    use mpi::raw::FromRaw;
+    use mpi::topology::SimpleCommunicator;
+    if !mpi::environment::is_initialized() || mpi::environment::is_finalized() {
+        return Err(Error::invalid_argument(
+            "MPI is not initialised (or already finalised): call MPI_Init first",
+        ));
+    }
+    // MPI_Fint is a C int.
+    let handle = std::ffi::c_int::try_from(comm).map_err(|_| {
+        Error::invalid_argument(format!(
+            "comm = {comm} is not a Fortran communicator handle"
+        ))
+    })?;
+    // SAFETY: MPI is initialised; f2c maps any handle value (an invalid one to an
+    // invalid communicator, which is checked below before use).
+    let raw = unsafe { mpi::ffi::MPI_Comm_f2c(handle) };
+    // SAFETY: reading an MPI-provided constant.
+    if raw == unsafe { mpi::ffi::RSMPI_COMM_NULL } {
+        return Err(Error::invalid_argument("comm is MPI_COMM_NULL"));
+    }
+    let mut inter = 0;
+    // SAFETY: `raw` is a communicator handle of this process; `inter` receives a flag.
+    if unsafe { mpi::ffi::MPI_Comm_test_inter(raw, &mut inter) } != 0 || inter != 0 {
+        return Err(Error::invalid_argument(
+            "comm is an intercommunicator (or not a communicator): pass an intracommunicator",
+        ));
+    }
+    // The library's messages travel on its own duplicate of the caller's communicator,
+    // so they can never match the caller's pending receives.
+    let mut own = raw;
+    // SAFETY: `raw` is a communicator handle of this process; `own` receives the new one.
+    if unsafe { mpi::ffi::MPI_Comm_dup(raw, &mut own) } != 0 {
+        return Err(Error::invalid_argument(
+            "MPI_Comm_dup failed on comm: is it a valid communicator?",
+        ));
+    }
+    // SAFETY: `own` is a fresh intracommunicator (neither MPI_COMM_WORLD nor
+    // MPI_COMM_SELF), owned by this value alone, which frees it on drop.
+    let own = unsafe { SimpleCommunicator::from_raw(own) };
+    let local = crate::distributed::LocalEdges {
+        num_vertices,
+        u,
+        v,
+        weights,
+        ids,
+    };
+    let root = (root >= 0).then_some(root);
+    Ok(ctx.msf_mpi(&own, &local, options, root)?.forest)
+}
+
+/// Without the `mpi` feature there is no MPI to call.
+#[cfg(not(feature = "mpi"))]
+#[allow(clippy::too_many_arguments)]
+fn mpi_forest(
+    _: &crate::Context,
+    _: i64,
+    _: usize,
+    _: &[u32],
+    _: &[u32],
+    _: Option<Weights<'_>>,
+    _: Option<&[u64]>,
+    _: &MsfOptions,
+    _: i32,
+) -> Result<Option<Forest>> {
+    Err(Error::new(
+        crate::Status::BackendUnavailable,
+        "this libgpumst was built without MPI (Cargo feature `mpi`)",
+    ))
+}
+
 /// Releases a forest. NULL is ignored.
 #[no_mangle]
 pub unsafe extern "C" fn gpumst_forest_free(forest: *mut gpumst_forest) {

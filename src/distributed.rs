@@ -1,0 +1,471 @@
+//! Minimum spanning forests of graphs whose edges are spread over the ranks of an MPI
+//! communicator (Cargo feature `mpi`), in the BSP/CGM model of the founding paper by
+//! Vasconcellos and Cáceres: p processors, each holding its share of the edges, and a
+//! constant amount of communication per round.
+//!
+//! Each rank reduces its share to that share's minimum spanning forest on its own
+//! context's tier (at most n - 1 edges, whatever the share's size); then ceil(log2 p)
+//! merge rounds halve the ranks holding a forest: in round k, rank r with
+//! r mod 2^(k+1) = 2^k sends its forest to rank r - 2^k, which keeps the forest of the
+//! union. Under the strict (weight, edge id) order MSF(A ∪ B) = MSF(MSF(A) ∪ MSF(B)),
+//! so rank 0 ends with exactly the forest a single process would compute. Edge ids are
+//! global throughout: every share and every merged forest is kept in ascending id
+//! order, so the positions the local solver breaks ties by follow the global ids.
+//!
+//! A round moves at most (p / 2^(k+1)) forests of at most n - 1 edges each, of 16 bytes
+//! plus one weight per edge: O(n p) bytes in all, independent of m (docs/mpi.md).
+//!
+//! Every rank returns the same outcome: a failure on any rank (a bad share, memory) is
+//! reported on all of them, naming the rank, and no rank is left waiting.
+
+use std::time::Instant;
+
+use ::mpi::collective::SystemOperation;
+use ::mpi::datatype::Equivalence;
+use ::mpi::traits::*;
+
+use crate::graph::{Graph, Weights};
+use crate::msf::{Forest, MsfOptions};
+use crate::{alloc, Context, Error, Result, Status};
+
+/// One rank's share of a distributed graph.
+#[derive(Debug, Clone, Copy)]
+pub struct LocalEdges<'a> {
+    /// The whole graph's vertex count (the same on every rank).
+    pub num_vertices: usize,
+    /// Edge `i` of this share joins `u[i]` and `v[i]` (global vertex ids).
+    pub u: &'a [u32],
+    pub v: &'a [u32],
+    /// One weight per edge of the share, of the same type on every rank; `None` for an
+    /// unweighted graph (on every rank).
+    pub weights: Option<Weights<'a>>,
+    /// The global id of each edge of the share, unique across all ranks. `None`: the
+    /// edges are numbered in rank order, rank r's first edge taking the id after the
+    /// last edge of rank r - 1 (as if the shares were concatenated).
+    pub ids: Option<&'a [u64]>,
+}
+
+/// What one merge round moved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MergeRound {
+    /// Ranks that sent their forest this round.
+    pub senders: usize,
+    /// Forest edges sent, over all senders.
+    pub edges_sent: u64,
+    /// Bytes sent, over all senders (ends, ids and weights).
+    pub bytes_sent: u64,
+    /// Wall time of the round on the slowest rank.
+    pub seconds: f64,
+}
+
+/// The outcome of [`Context::msf_mpi`] on one rank.
+#[derive(Debug, Clone)]
+pub struct DistributedForest {
+    /// The forest, with global edge ids; `None` on ranks other than the chosen root.
+    pub forest: Option<Forest>,
+    /// Wall time of the local reductions, on the slowest rank.
+    pub local_seconds: f64,
+    /// The merge rounds in order (the same on every rank).
+    pub rounds: Vec<MergeRound>,
+    /// Wall time of delivering the forest to the root or to every rank.
+    pub delivery_seconds: f64,
+}
+
+/// A weight type that can travel between ranks.
+trait RankWeight: Equivalence + Copy + Default + Send + Sync + 'static {
+    fn as_weights(weights: &[Self]) -> Weights<'_>;
+}
+
+macro_rules! rank_weight {
+    ($($t:ty => $variant:ident),*) => {$(
+        impl RankWeight for $t {
+            fn as_weights(weights: &[Self]) -> Weights<'_> {
+                Weights::$variant(weights)
+            }
+        }
+    )*};
+}
+rank_weight!(i32 => I32, u32 => U32, i64 => I64, u64 => U64, f32 => F32, f64 => F64);
+
+/// Edges with their global ids, in ascending id order; `weights` is empty for an
+/// unweighted graph.
+#[derive(Default)]
+struct Edges<W> {
+    u: Vec<u32>,
+    v: Vec<u32>,
+    weights: Vec<W>,
+    ids: Vec<u64>,
+}
+
+impl<W: RankWeight> Edges<W> {
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    fn bytes(&self) -> u64 {
+        (self.len() * (4 + 4 + 8) + self.weights.len() * std::mem::size_of::<W>()) as u64
+    }
+
+    fn graph(&self, num_vertices: usize) -> Graph<'_> {
+        Graph::EdgeList {
+            num_vertices,
+            u: &self.u,
+            v: &self.v,
+            weights: (!self.weights.is_empty()).then(|| W::as_weights(&self.weights)),
+        }
+    }
+
+    /// The edges at `positions`, in that order.
+    fn select(&self, positions: &[usize]) -> Result<Self> {
+        const WHAT: &str = "a rank's edges";
+        let at = |list: &[u32]| alloc::collect(positions.iter().map(|&p| list[p]), WHAT);
+        Ok(Edges {
+            u: at(&self.u)?,
+            v: at(&self.v)?,
+            weights: if self.weights.is_empty() {
+                Vec::new()
+            } else {
+                alloc::collect(positions.iter().map(|&p| self.weights[p]), WHAT)?
+            },
+            ids: alloc::collect(positions.iter().map(|&p| self.ids[p]), WHAT)?,
+        })
+    }
+
+    /// Both edge sets in one, in id order; an id in both is an error.
+    fn merge(self, other: Self) -> Result<Self> {
+        fn joined<T: Copy>(mut a: Vec<T>, b: Vec<T>) -> Result<Vec<T>> {
+            alloc::reserve(&mut a, b.len(), "two ranks' forests")?;
+            a.extend_from_slice(&b);
+            Ok(a)
+        }
+        let mut both = Edges {
+            u: joined(self.u, other.u)?,
+            v: joined(self.v, other.v)?,
+            weights: joined(self.weights, other.weights)?,
+            ids: joined(self.ids, other.ids)?,
+        };
+        let mut order: Vec<usize> = alloc::collect(0..both.len(), "two ranks' forests")?;
+        order.sort_unstable_by_key(|&i| both.ids[i]);
+        if let Some(w) = order.windows(2).find(|w| both.ids[w[0]] == both.ids[w[1]]) {
+            return Err(Error::invalid_argument(format!(
+                "edge id {} is given on two ranks: ids must be unique across the communicator",
+                both.ids[w[0]]
+            )));
+        }
+        both = both.select(&order)?;
+        Ok(both)
+    }
+
+    /// The minimum spanning forest of these edges, on `ctx`.
+    fn reduce(&self, ctx: &Context, num_vertices: usize, options: &MsfOptions) -> Result<Self> {
+        let local = MsfOptions {
+            labels: false,
+            ..*options
+        };
+        let forest = ctx.msf(&self.graph(num_vertices), &local)?;
+        let positions: Vec<usize> =
+            alloc::collect(forest.edges.iter().map(|&p| p as usize), "a rank's forest")?;
+        self.select(&positions)
+    }
+
+    fn send(&self, to: &impl Destination) {
+        to.send(&self.u[..]);
+        to.send(&self.v[..]);
+        to.send(&self.weights[..]);
+        to.send(&self.ids[..]);
+    }
+
+    fn receive(from: &impl Source) -> Self {
+        Edges {
+            u: from.receive_vec().0,
+            v: from.receive_vec().0,
+            weights: from.receive_vec().0,
+            ids: from.receive_vec().0,
+        }
+    }
+}
+
+impl Context {
+    /// The minimum spanning forest of a graph whose edges are spread over the ranks of
+    /// `comm`, each rank passing its share (`local`); every rank of `comm` must call
+    /// it, with the same vertex count, weight type and options. With `root: Some(r)`
+    /// rank `r` receives the forest (the others `None`), with `None` every rank does.
+    /// The forest is the one [`Context::msf`] gives for all the edges, ids as given.
+    /// Each rank computes on its own context's tier.
+    pub fn msf_mpi(
+        &self,
+        comm: &impl Communicator,
+        local: &LocalEdges<'_>,
+        options: &MsfOptions,
+        root: Option<i32>,
+    ) -> Result<DistributedForest> {
+        let weight_code = match local.weights {
+            None => 0,
+            Some(w) => 1 + w.dtype() as u64,
+        };
+        let options_code = options.algorithm as u64 * 8
+            + options.labels as u64
+            + 2 * options.unweighted as u64
+            + 4 * options.maximum as u64;
+        let root_code = root.map_or(u64::MAX, |r| r as u64);
+        agree(
+            comm,
+            check_same_everywhere(
+                comm,
+                &[
+                    ("num_vertices", local.num_vertices as u64),
+                    ("the weight type", weight_code),
+                    ("the options", options_code),
+                    ("the root", root_code),
+                ],
+            )
+            .and_then(|()| match root {
+                Some(r) if r < 0 || r >= comm.size() => Err(Error::invalid_argument(format!(
+                    "root rank {r} is not a rank of this {}-rank communicator",
+                    comm.size()
+                ))),
+                _ => Ok(()),
+            }),
+        )?;
+        let weights = local.weights.filter(|_| !options.unweighted);
+        match weights {
+            None => distributed_msf::<u32>(self, comm, local, None, options, root),
+            Some(Weights::I32(w)) => distributed_msf(self, comm, local, Some(w), options, root),
+            Some(Weights::U32(w)) => distributed_msf(self, comm, local, Some(w), options, root),
+            Some(Weights::I64(w)) => distributed_msf(self, comm, local, Some(w), options, root),
+            Some(Weights::U64(w)) => distributed_msf(self, comm, local, Some(w), options, root),
+            Some(Weights::F32(w)) => distributed_msf(self, comm, local, Some(w), options, root),
+            Some(Weights::F64(w)) => distributed_msf(self, comm, local, Some(w), options, root),
+        }
+    }
+}
+
+fn distributed_msf<W: RankWeight>(
+    ctx: &Context,
+    comm: &impl Communicator,
+    local: &LocalEdges<'_>,
+    weights: Option<&[W]>,
+    options: &MsfOptions,
+    root: Option<i32>,
+) -> Result<DistributedForest> {
+    let n = local.num_vertices;
+    let (rank, size) = (comm.rank(), comm.size());
+    // Implicit ids continue from the ranks before this one.
+    let mut first_id = 0u64;
+    comm.exclusive_scan_into(
+        &(local.u.len() as u64),
+        &mut first_id,
+        SystemOperation::sum(),
+    );
+    if rank == 0 {
+        first_id = 0; // the exclusive scan leaves rank 0's result undefined
+    }
+    let started = Instant::now();
+    let share = agree(comm, local_share(local, weights, first_id))?;
+    let mut forest = agree(comm, share.reduce(ctx, n, options))?;
+    drop(share);
+    let local_seconds = slowest(comm, started.elapsed().as_secs_f64());
+
+    // Merge rounds. A rank that fails in a merge goes on taking part (sending what it
+    // has), so that no rank waits forever; all learn of the failure at the end.
+    let mut failure: Result<()> = Ok(());
+    let mut rounds = Vec::new();
+    let mut step = 1;
+    while step < size {
+        let started = Instant::now();
+        let mut sent = (0u64, 0u64, 0u64);
+        if rank % (2 * step) == step {
+            forest.send(&comm.process_at_rank(rank - step));
+            sent = (1, forest.len() as u64, forest.bytes());
+            forest = Edges::default();
+        } else if rank % (2 * step) == 0 && rank + step < size {
+            let theirs = Edges::<W>::receive(&comm.process_at_rank(rank + step));
+            if failure.is_ok() {
+                let merged = std::mem::take(&mut forest)
+                    .merge(theirs)
+                    .and_then(|both| both.reduce(ctx, n, options));
+                match merged {
+                    Ok(f) => forest = f,
+                    Err(e) => failure = Err(e),
+                }
+            }
+        }
+        let mut total = (0u64, 0u64, 0u64);
+        for (mine, all) in [
+            (sent.0, &mut total.0),
+            (sent.1, &mut total.1),
+            (sent.2, &mut total.2),
+        ] {
+            comm.all_reduce_into(&mine, all, SystemOperation::sum());
+        }
+        rounds.push(MergeRound {
+            senders: total.0 as usize,
+            edges_sent: total.1,
+            bytes_sent: total.2,
+            seconds: slowest(comm, started.elapsed().as_secs_f64()),
+        });
+        step *= 2;
+    }
+    agree(comm, failure)?;
+
+    // Rank 0 holds the forest: deliver it.
+    let started = Instant::now();
+    match root {
+        Some(0) => {}
+        Some(r) => {
+            if rank == 0 {
+                forest.send(&comm.process_at_rank(r));
+            } else if rank == r {
+                forest = Edges::receive(&comm.process_at_rank(0));
+            }
+        }
+        None => broadcast(comm, &mut forest),
+    }
+    let delivery_seconds = slowest(comm, started.elapsed().as_secs_f64());
+    let forest = match root {
+        Some(r) if r != rank => None,
+        // The forest of the forest: its own edges, with the caller's options for the
+        // totals and labels, every tier's way (a rank-local step: no agreement needed).
+        _ => {
+            let whole = ctx.msf(&forest.graph(n), options)?;
+            let ids = whole
+                .edges
+                .iter()
+                .map(|&p| forest.ids[p as usize])
+                .collect();
+            Some(Forest {
+                edges: ids,
+                device_timings: None,
+                ..whole
+            })
+        }
+    };
+    Ok(DistributedForest {
+        forest,
+        local_seconds,
+        rounds,
+        delivery_seconds,
+    })
+}
+
+/// This rank's edges, with their global ids, in ascending id order.
+fn local_share<W: RankWeight>(
+    local: &LocalEdges<'_>,
+    weights: Option<&[W]>,
+    first_id: u64,
+) -> Result<Edges<W>> {
+    let m = local.u.len();
+    let mismatch = |what: &str, len: usize| {
+        Error::invalid_argument(format!(
+            "this rank's share: u has {m} entries but {what} has {len}"
+        ))
+    };
+    if local.v.len() != m {
+        return Err(mismatch("v", local.v.len()));
+    }
+    if let Some(w) = weights.filter(|w| w.len() != m) {
+        return Err(mismatch("weights", w.len()));
+    }
+    const WHAT: &str = "this rank's share";
+    let copy = |list: &[u32]| alloc::collect(list.iter().copied(), WHAT);
+    let whole = Edges {
+        u: copy(local.u)?,
+        v: copy(local.v)?,
+        weights: match weights {
+            None => Vec::new(),
+            Some(w) => alloc::collect(w.iter().copied(), WHAT)?,
+        },
+        ids: match local.ids {
+            None => alloc::collect((0..m).map(|i| first_id + i as u64), WHAT)?,
+            Some(ids) if ids.len() != m => return Err(mismatch("ids", ids.len())),
+            Some(ids) => alloc::collect(ids.iter().copied(), WHAT)?,
+        },
+    };
+    if whole.ids.windows(2).all(|w| w[0] < w[1]) {
+        return Ok(whole);
+    }
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_unstable_by_key(|&i| whole.ids[i]);
+    if let Some(w) = order
+        .windows(2)
+        .find(|w| whole.ids[w[0]] == whole.ids[w[1]])
+    {
+        return Err(Error::invalid_argument(format!(
+            "this rank's share: edges {} and {} both have id {}",
+            w[0].min(w[1]),
+            w[0].max(w[1]),
+            whole.ids[w[0]]
+        )));
+    }
+    whole.select(&order)
+}
+
+/// The forest on rank 0 sent to every rank.
+fn broadcast<W: RankWeight>(comm: &impl Communicator, forest: &mut Edges<W>) {
+    let from = comm.process_at_rank(0);
+    let mut lens = [forest.len() as u64, forest.weights.len() as u64];
+    from.broadcast_into(&mut lens[..]);
+    if comm.rank() != 0 {
+        *forest = Edges {
+            u: vec![0; lens[0] as usize],
+            v: vec![0; lens[0] as usize],
+            weights: vec![W::default(); lens[1] as usize],
+            ids: vec![0; lens[0] as usize],
+        };
+    }
+    from.broadcast_into(&mut forest.u[..]);
+    from.broadcast_into(&mut forest.v[..]);
+    from.broadcast_into(&mut forest.weights[..]);
+    from.broadcast_into(&mut forest.ids[..]);
+}
+
+/// An error unless every rank passed the same values.
+fn check_same_everywhere(comm: &impl Communicator, values: &[(&str, u64)]) -> Result<()> {
+    for &(what, value) in values {
+        let (mut least, mut most) = (0u64, 0u64);
+        comm.all_reduce_into(&value, &mut least, SystemOperation::min());
+        comm.all_reduce_into(&value, &mut most, SystemOperation::max());
+        if least != most {
+            return Err(Error::invalid_argument(format!(
+                "the ranks disagree on {what} (values from {least} to {most}): every rank must pass the same"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The same outcome on every rank: `mine` where no rank failed, else on every rank the
+/// error of the lowest failing rank, naming it.
+fn agree<T>(comm: &impl Communicator, mine: Result<T>) -> Result<T> {
+    let me = if mine.is_err() { comm.rank() } else { i32::MAX };
+    let mut first = i32::MAX;
+    comm.all_reduce_into(&me, &mut first, SystemOperation::min());
+    if first == i32::MAX {
+        return mine;
+    }
+    let (mut status, mut message) = match &mine {
+        Err(e) if comm.rank() == first => (e.status() as i32, e.message().as_bytes().to_vec()),
+        _ => (0, Vec::new()),
+    };
+    let from = comm.process_at_rank(first);
+    let mut len = message.len() as u64;
+    from.broadcast_into(&mut status);
+    from.broadcast_into(&mut len);
+    message.resize(len as usize, 0);
+    from.broadcast_into(&mut message[..]);
+    let status = Status::ALL
+        .get(status as usize)
+        .copied()
+        .unwrap_or(Status::Internal);
+    Err(Error::new(
+        status,
+        format!("rank {first}: {}", String::from_utf8_lossy(&message)),
+    ))
+}
+
+/// The largest of every rank's `seconds`.
+fn slowest(comm: &impl Communicator, seconds: f64) -> f64 {
+    let mut most = 0.0;
+    comm.all_reduce_into(&seconds, &mut most, SystemOperation::max());
+    most
+}
