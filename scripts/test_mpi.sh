@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The MPI entry points (Cargo feature `mpi`): the Rust suite (tests/mpi.rs) and a C
-# program (mpi-tests/test_mpi.c, built with mpicc against the feature's libgpumst.so),
+# The MPI entry points (Cargo feature `mpi`): the Rust suite (tests/mpi.rs), a C program
+# (mpi-tests/test_mpi.c, built with mpicc against the feature's libgpumst.so) and the
+# Python binding through mpi4py (mpi-tests/test_mpi.py),
 # each run under mpirun with 1, 2, 3 and 4 ranks (oversubscribed on small machines).
 # Every rank must get the single-process forest, and every failure must reach every
 # rank. Needs an MPI implementation with its compiler wrapper (.ci/run installs Open
@@ -30,9 +31,20 @@ mkdir -p "$target/c"
 mpicc -std=c11 -O1 -g -Wall -Wextra -Werror -Iinclude mpi-tests/test_mpi.c \
     -L"$target/release" -lgpumst -Wl,-rpath,"$PWD/$target/release" -o "$target/c/test_mpi"
 
+# Python through mpi4py: the system interpreter, whose mpi4py (Debian's python3-mpi4py)
+# is built against the system MPI that the library links.
+python=/usr/bin/python3
+if ! "$python" -c 'import mpi4py, numpy' 2>/dev/null; then
+    echo "test_mpi: the Python part is SKIPPED: $python cannot import mpi4py and numpy (apt-get install python3-mpi4py python3-numpy)"
+    python=""
+fi
 for ranks in 1 2 3 4; do
     echo "-- $ranks rank(s)"
     timeout 300 mpirun -np "$ranks" "$suite"
     timeout 300 mpirun -np "$ranks" "$target/c/test_mpi"
+    if [ -n "$python" ]; then
+        GPUMST_LIBRARY="$PWD/$target/release/libgpumst.so" PYTHONPATH="$PWD/bindings/python/src" \
+            timeout 300 mpirun -np "$ranks" "$python" mpi-tests/test_mpi.py
+    fi
 done
 echo "test_mpi: passed with 1 to 4 ranks"

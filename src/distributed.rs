@@ -54,8 +54,12 @@ pub struct MergeRound {
     pub edges_sent: u64,
     /// Bytes sent, over all senders (ends, ids and weights).
     pub bytes_sent: u64,
-    /// Wall time of the round on the slowest rank.
+    /// Wall time of the round on the slowest rank (the transfers and the receivers'
+    /// merges).
     pub seconds: f64,
+    /// The longest time a rank spent in this round's sends and receives, waiting for
+    /// its partner included: the round's communication.
+    pub communication_seconds: f64,
 }
 
 /// The outcome of [`Context::msf_mpi`] on one rank.
@@ -274,12 +278,15 @@ fn distributed_msf<W: RankWeight>(
     while step < size {
         let started = Instant::now();
         let mut sent = (0u64, 0u64, 0u64);
+        let mut communication = 0.0;
         if rank % (2 * step) == step {
             forest.send(&comm.process_at_rank(rank - step));
+            communication = started.elapsed().as_secs_f64();
             sent = (1, forest.len() as u64, forest.bytes());
             forest = Edges::default();
         } else if rank % (2 * step) == 0 && rank + step < size {
             let theirs = Edges::<W>::receive(&comm.process_at_rank(rank + step));
+            communication = started.elapsed().as_secs_f64();
             if failure.is_ok() {
                 let merged = std::mem::take(&mut forest)
                     .merge(theirs)
@@ -303,6 +310,7 @@ fn distributed_msf<W: RankWeight>(
             edges_sent: total.1,
             bytes_sent: total.2,
             seconds: slowest(comm, started.elapsed().as_secs_f64()),
+            communication_seconds: slowest(comm, communication),
         });
         step *= 2;
     }

@@ -34,6 +34,18 @@ impl Weights<'_> {
         self.len() == 0
     }
 
+    /// The weights of the edges in `range` (a rank's share, a partition).
+    pub fn slice(&self, range: std::ops::Range<usize>) -> Self {
+        match self {
+            Weights::I32(w) => Weights::I32(&w[range]),
+            Weights::U32(w) => Weights::U32(&w[range]),
+            Weights::I64(w) => Weights::I64(&w[range]),
+            Weights::U64(w) => Weights::U64(&w[range]),
+            Weights::F32(w) => Weights::F32(&w[range]),
+            Weights::F64(w) => Weights::F64(&w[range]),
+        }
+    }
+
     pub fn dtype(&self) -> DType {
         match self {
             Weights::I32(_) => DType::I32,

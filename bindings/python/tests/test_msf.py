@@ -234,3 +234,19 @@ def test_a_device_memory_cap_gives_the_same_forest_in_partitions(tier):
             gpumst.minimum_spanning_forest(u, v, num_vertices=200_000, context=capped)
     with pytest.raises(ValueError):
         gpumst.Context(backend="cpu", device_memory_limit=-1)
+
+
+def test_the_mpi_entry_point_needs_the_mpi_build(cpu):
+    # The default build (this package's) has no MPI and says so; a library built with
+    # the `mpi` feature, outside MPI_Init, says that instead. Its real runs under mpirun
+    # are mpi-tests/test_mpi.py (scripts/test_mpi.sh).
+    try:
+        cpu.minimum_spanning_forest_mpi(0, [0], [1], num_vertices=2)
+    except gpumst.BackendUnavailable as e:
+        assert "built without MPI" in str(e)
+    except gpumst.InvalidArgument as e:
+        assert "MPI is not initialised" in str(e)
+    else:
+        pytest.fail("a call outside MPI returned a forest")
+    with pytest.raises(ValueError, match="ids has 2 entries but there are 1 edges"):
+        cpu.minimum_spanning_forest_mpi(0, [0], [1], num_vertices=2, ids=[0, 1])

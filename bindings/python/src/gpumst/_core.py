@@ -297,6 +297,74 @@ class Context:
         )
         return self._msf(graph, algorithm, labels, maximum)
 
+    def minimum_spanning_forest_mpi(
+        self,
+        comm: Any,
+        u: Any,
+        v: Any,
+        w: Any = None,
+        *,
+        num_vertices: int,
+        ids: Any = None,
+        root: int | None = None,
+        algorithm: str = "auto",
+        labels: bool = False,
+        maximum: bool = False,
+    ) -> Forest | None:
+        """The forest of a graph whose edges are spread over the ranks of an MPI
+        communicator; every rank calls it with its share (``u``, ``v``, ``w``).
+
+        ``comm``: an mpi4py communicator (its ``py2f()`` handle is passed) or a Fortran
+        communicator handle (int). ``num_vertices``: the whole graph's, the same on every
+        rank, as are the weights' dtype and the options. ``ids``: each local edge's global
+        id (unique across ranks); None numbers the shares in rank order, as if
+        concatenated. ``root``: the rank that gets the forest (the others get None); None:
+        every rank gets it. The forest is the one :func:`minimum_spanning_forest` gives
+        for all the edges. A failure on any rank raises on every rank, naming the rank.
+        Needs a libgpumst built with the ``mpi`` feature.
+        """
+        handle = comm.py2f() if hasattr(comm, "py2f") else int(comm)
+        u = vertex_ids("u", u)
+        v = vertex_ids("v", v)
+        weights = None if w is None else element_array("w", w)
+        if u.shape != v.shape:
+            raise ValueError(f"u has {u.shape[0]} entries but v has {v.shape[0]}")
+        if weights is not None and weights.shape != u.shape:
+            raise ValueError(f"w has {weights.shape[0]} entries but there are {u.shape[0]} edges")
+        edge_ids = None if ids is None else np.ascontiguousarray(ids, dtype=np.uint64)
+        if edge_ids is not None and edge_ids.shape != u.shape:
+            raise ValueError(f"ids has {edge_ids.shape[0]} entries but there are {u.shape[0]} edges")
+        if not 0 <= num_vertices < 2**64:
+            raise ValueError(f"num_vertices = {num_vertices} is negative or too large")
+        graph = C.GraphView()
+        lib.gpumst_graph_init_edge_list(
+            ctypes.byref(graph),
+            num_vertices,
+            u.shape[0],
+            address(u),
+            address(v),
+            DTYPES[weights.dtype] if weights is not None else C.GPUMST_U32,
+            address(weights),
+        )
+        code = _choice("algorithm", algorithm, ALGORITHMS)
+        flags = (C.GPUMST_MSF_LABELS if labels else 0) | (C.GPUMST_MSF_MAXIMUM if maximum else 0)
+        forest = ctypes.c_void_p()
+        with self._use() as h:
+            status = lib.gpumst_msf_mpi(
+                h,
+                handle,
+                ctypes.byref(graph),
+                address(edge_ids),
+                code,
+                flags,
+                -1 if root is None else root,
+                ctypes.byref(forest),
+            )
+            self._check(h, status)
+        if not forest.value:
+            return None
+        return Forest(_ForestHandle(forest.value), algorithm.lower(), bool(maximum))
+
     def minimum_spanning_forest_csr(
         self,
         indptr: Any,

@@ -43,6 +43,7 @@ uint32_t gpumst_graph_file_vertex_base(const struct gpumst_graph_file *file);
 gpumst_status gpumst_graph_init_edge_list(struct gpumst_graph *graph, uint64_t num_vertices, uint64_t num_edges, const uint32_t *u, const uint32_t *v, gpumst_dtype weight_type, const void *weights);
 gpumst_status gpumst_graph_init_csr(struct gpumst_graph *graph, uint64_t num_vertices, uint64_t num_entries, const uint64_t *offsets, const uint32_t *targets, gpumst_dtype weight_type, const void *weights);
 gpumst_status gpumst_msf(struct gpumst_context *ctx, const struct gpumst_graph *graph, gpumst_algorithm algorithm, uint32_t flags, struct gpumst_forest **forest);
+gpumst_status gpumst_msf_mpi(struct gpumst_context *ctx, int64_t comm, const struct gpumst_graph *local, const uint64_t *edge_ids, gpumst_algorithm algorithm, uint32_t flags, int32_t root, struct gpumst_forest **forest);
 void gpumst_forest_free(struct gpumst_forest *forest);
 uint64_t gpumst_forest_num_edges(const struct gpumst_forest *forest);
 const uint64_t *gpumst_forest_edges(const struct gpumst_forest *forest);
@@ -146,6 +147,8 @@ _SCALARS = {
     "void": None,
     "uint32_t": ctypes.c_uint32,
     "uint64_t": ctypes.c_uint64,
+    "int32_t": ctypes.c_int32,
+    "int64_t": ctypes.c_int64,
     "size_t": ctypes.c_size_t,
     "gpumst_status": ctypes.c_int32,
     "gpumst_tier": ctypes.c_int32,
