@@ -479,7 +479,7 @@ impl Context {
 
     /// Runs `work` on the CPU tier's threads when the context has one (auto), else on
     /// rayon's global pool.
-    fn on_cpu_threads<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
+    pub(crate) fn on_cpu_threads<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
         match self.cpu() {
             Some(cpu) => cpu.install(work),
             None => work(),

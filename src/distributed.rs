@@ -23,6 +23,7 @@ use std::time::Instant;
 use ::mpi::collective::SystemOperation;
 use ::mpi::datatype::Equivalence;
 use ::mpi::traits::*;
+use rayon::prelude::*;
 
 use crate::graph::{Graph, Weights};
 use crate::msf::{Forest, MsfOptions};
@@ -101,6 +102,34 @@ struct Edges<W> {
     ids: Vec<u64>,
 }
 
+/// Edges where they are (a caller's share, or [`Edges`]), in ascending id order.
+#[derive(Clone, Copy)]
+struct View<'a, W> {
+    u: &'a [u32],
+    v: &'a [u32],
+    /// Empty for an unweighted graph.
+    weights: &'a [W],
+    ids: Ids<'a>,
+}
+
+/// The global id of each position of a [`View`].
+#[derive(Clone, Copy)]
+enum Ids<'a> {
+    /// Consecutive ids from this one (a share numbered in rank order).
+    From(u64),
+    Listed(&'a [u64]),
+}
+
+impl Ids<'_> {
+    #[inline]
+    fn at(&self, position: usize) -> u64 {
+        match self {
+            Ids::From(first) => first + position as u64,
+            Ids::Listed(ids) => ids[position],
+        }
+    }
+}
+
 impl<W: RankWeight> Edges<W> {
     fn len(&self) -> usize {
         self.ids.len()
@@ -110,66 +139,49 @@ impl<W: RankWeight> Edges<W> {
         (self.len() * (4 + 4 + 8) + self.weights.len() * std::mem::size_of::<W>()) as u64
     }
 
-    fn graph(&self, num_vertices: usize) -> Graph<'_> {
-        Graph::EdgeList {
-            num_vertices,
+    fn view(&self) -> View<'_, W> {
+        View {
             u: &self.u,
             v: &self.v,
-            weights: (!self.weights.is_empty()).then(|| W::as_weights(&self.weights)),
+            weights: &self.weights,
+            ids: Ids::Listed(&self.ids),
         }
     }
 
-    /// The edges at `positions`, in that order.
-    fn select(&self, positions: &[usize]) -> Result<Self> {
-        const WHAT: &str = "a rank's edges";
-        let at = |list: &[u32]| alloc::collect(positions.iter().map(|&p| list[p]), WHAT);
-        Ok(Edges {
-            u: at(&self.u)?,
-            v: at(&self.v)?,
-            weights: if self.weights.is_empty() {
-                Vec::new()
-            } else {
-                alloc::collect(positions.iter().map(|&p| self.weights[p]), WHAT)?
-            },
-            ids: alloc::collect(positions.iter().map(|&p| self.ids[p]), WHAT)?,
-        })
-    }
-
-    /// Both edge sets in one, in id order; an id in both is an error.
+    /// Both edge sets in one, in id order (one pass over the two sorted lists); an id in
+    /// both is an error.
     fn merge(self, other: Self) -> Result<Self> {
-        fn joined<T: Copy>(mut a: Vec<T>, b: Vec<T>) -> Result<Vec<T>> {
-            alloc::reserve(&mut a, b.len(), "two ranks' forests")?;
-            a.extend_from_slice(&b);
-            Ok(a)
-        }
-        let mut both = Edges {
-            u: joined(self.u, other.u)?,
-            v: joined(self.v, other.v)?,
-            weights: joined(self.weights, other.weights)?,
-            ids: joined(self.ids, other.ids)?,
+        const WHAT: &str = "two ranks' forests";
+        let total = self.len() + other.len();
+        let mut out = Edges {
+            u: alloc::with_capacity(total, WHAT)?,
+            v: alloc::with_capacity(total, WHAT)?,
+            weights: alloc::with_capacity(self.weights.len() + other.weights.len(), WHAT)?,
+            ids: alloc::with_capacity(total, WHAT)?,
         };
-        let mut order: Vec<usize> = alloc::collect(0..both.len(), "two ranks' forests")?;
-        order.sort_unstable_by_key(|&i| both.ids[i]);
-        if let Some(w) = order.windows(2).find(|w| both.ids[w[0]] == both.ids[w[1]]) {
-            return Err(Error::invalid_argument(format!(
-                "edge id {} is given on two ranks: ids must be unique across the communicator",
-                both.ids[w[0]]
-            )));
+        let (mut i, mut j) = (0, 0);
+        while i < self.len() || j < other.len() {
+            let take_mine = j == other.len() || (i < self.len() && self.ids[i] < other.ids[j]);
+            let (from, k) = if take_mine {
+                (&self, &mut i)
+            } else {
+                if i < self.len() && self.ids[i] == other.ids[j] {
+                    return Err(Error::invalid_argument(format!(
+                        "edge id {} is given on two ranks: ids must be unique across the communicator",
+                        other.ids[j]
+                    )));
+                }
+                (&other, &mut j)
+            };
+            out.u.push(from.u[*k]);
+            out.v.push(from.v[*k]);
+            if !from.weights.is_empty() {
+                out.weights.push(from.weights[*k]);
+            }
+            out.ids.push(from.ids[*k]);
+            *k += 1;
         }
-        both = both.select(&order)?;
-        Ok(both)
-    }
-
-    /// The minimum spanning forest of these edges, on `ctx`.
-    fn reduce(&self, ctx: &Context, num_vertices: usize, options: &MsfOptions) -> Result<Self> {
-        let local = MsfOptions {
-            labels: false,
-            ..*options
-        };
-        let forest = ctx.msf(&self.graph(num_vertices), &local)?;
-        let positions: Vec<usize> =
-            alloc::collect(forest.edges.iter().map(|&p| p as usize), "a rank's forest")?;
-        self.select(&positions)
+        Ok(out)
     }
 
     fn send(&self, to: &impl Destination) {
@@ -186,6 +198,47 @@ impl<W: RankWeight> Edges<W> {
             weights: from.receive_vec().0,
             ids: from.receive_vec().0,
         }
+    }
+}
+
+impl<W: RankWeight> View<'_, W> {
+    fn graph(&self, num_vertices: usize) -> Graph<'_> {
+        Graph::EdgeList {
+            num_vertices,
+            u: self.u,
+            v: self.v,
+            weights: (!self.weights.is_empty()).then(|| W::as_weights(self.weights)),
+        }
+    }
+
+    /// The edges at `positions`, in that order (gathered on all cores).
+    fn select(&self, positions: &[usize]) -> Result<Edges<W>> {
+        const WHAT: &str = "a rank's edges";
+        let at = |list: &[u32]| alloc::par_collect(positions.par_iter().map(|&p| list[p]), WHAT);
+        Ok(Edges {
+            u: at(self.u)?,
+            v: at(self.v)?,
+            weights: if self.weights.is_empty() {
+                Vec::new()
+            } else {
+                alloc::par_collect(positions.par_iter().map(|&p| self.weights[p]), WHAT)?
+            },
+            ids: alloc::par_collect(positions.par_iter().map(|&p| self.ids.at(p)), WHAT)?,
+        })
+    }
+
+    /// The minimum spanning forest of these edges, on `ctx`.
+    fn reduce(&self, ctx: &Context, num_vertices: usize, options: &MsfOptions) -> Result<Edges<W>> {
+        let local = MsfOptions {
+            labels: false,
+            ..*options
+        };
+        let forest = ctx.msf(&self.graph(num_vertices), &local)?;
+        let positions: Vec<usize> = alloc::par_collect(
+            forest.edges.par_iter().map(|&p| p as usize),
+            "a rank's forest",
+        )?;
+        self.select(&positions)
     }
 }
 
@@ -265,9 +318,12 @@ fn distributed_msf<W: RankWeight>(
         first_id = 0; // the exclusive scan leaves rank 0's result undefined
     }
     let started = Instant::now();
-    let share = agree(comm, local_share(local, weights, first_id))?;
-    let mut forest = agree(comm, share.reduce(ctx, n, options))?;
-    drop(share);
+    // Host work runs on the context's CPU threads (the ranks of one host share its
+    // cores), MPI calls on the caller's thread.
+    let mut forest = agree(
+        comm,
+        ctx.on_cpu_threads(|| reduce_share(ctx, local, weights, first_id, options)),
+    )?;
     let local_seconds = slowest(comm, started.elapsed().as_secs_f64());
 
     // Merge rounds. A rank that fails in a merge goes on taking part (sending what it
@@ -288,9 +344,11 @@ fn distributed_msf<W: RankWeight>(
             let theirs = Edges::<W>::receive(&comm.process_at_rank(rank + step));
             communication = started.elapsed().as_secs_f64();
             if failure.is_ok() {
-                let merged = std::mem::take(&mut forest)
-                    .merge(theirs)
-                    .and_then(|both| both.reduce(ctx, n, options));
+                let mine = std::mem::take(&mut forest);
+                let merged = ctx.on_cpu_threads(|| {
+                    mine.merge(theirs)
+                        .and_then(|both| both.view().reduce(ctx, n, options))
+                });
                 match merged {
                     Ok(f) => forest = f,
                     Err(e) => failure = Err(e),
@@ -335,7 +393,7 @@ fn distributed_msf<W: RankWeight>(
         // The forest of the forest: its own edges, with the caller's options for the
         // totals and labels, every tier's way (a rank-local step: no agreement needed).
         _ => {
-            let whole = ctx.msf(&forest.graph(n), options)?;
+            let whole = ctx.msf(&forest.view().graph(n), options)?;
             let ids = whole
                 .edges
                 .iter()
@@ -356,11 +414,14 @@ fn distributed_msf<W: RankWeight>(
     })
 }
 
-/// This rank's edges, with their global ids, in ascending id order.
-fn local_share<W: RankWeight>(
+/// The forest of this rank's share, with global ids. The share is used where it is
+/// when its ids are implicit or ascending; otherwise a copy in id order is made.
+fn reduce_share<W: RankWeight>(
+    ctx: &Context,
     local: &LocalEdges<'_>,
     weights: Option<&[W]>,
     first_id: u64,
+    options: &MsfOptions,
 ) -> Result<Edges<W>> {
     let m = local.u.len();
     let mismatch = |what: &str, len: usize| {
@@ -374,38 +435,40 @@ fn local_share<W: RankWeight>(
     if let Some(w) = weights.filter(|w| w.len() != m) {
         return Err(mismatch("weights", w.len()));
     }
-    const WHAT: &str = "this rank's share";
-    let copy = |list: &[u32]| alloc::collect(list.iter().copied(), WHAT);
-    let whole = Edges {
-        u: copy(local.u)?,
-        v: copy(local.v)?,
-        weights: match weights {
-            None => Vec::new(),
-            Some(w) => alloc::collect(w.iter().copied(), WHAT)?,
-        },
+    let share = View {
+        u: local.u,
+        v: local.v,
+        weights: weights.unwrap_or(&[]),
         ids: match local.ids {
-            None => alloc::collect((0..m).map(|i| first_id + i as u64), WHAT)?,
+            None => Ids::From(first_id),
             Some(ids) if ids.len() != m => return Err(mismatch("ids", ids.len())),
-            Some(ids) => alloc::collect(ids.iter().copied(), WHAT)?,
+            Some(ids) => Ids::Listed(ids),
         },
     };
-    if whole.ids.windows(2).all(|w| w[0] < w[1]) {
-        return Ok(whole);
+    let ascending = match local.ids {
+        None => true,
+        Some(ids) => ids.par_windows(2).all(|w| w[0] < w[1]),
+    };
+    if ascending {
+        return share.reduce(ctx, local.num_vertices, options);
     }
-    let mut order: Vec<usize> = (0..m).collect();
-    order.sort_unstable_by_key(|&i| whole.ids[i]);
+    let mut order: Vec<usize> = alloc::par_collect((0..m).into_par_iter(), "this rank's share")?;
+    order.par_sort_unstable_by_key(|&i| share.ids.at(i));
     if let Some(w) = order
-        .windows(2)
-        .find(|w| whole.ids[w[0]] == whole.ids[w[1]])
+        .par_windows(2)
+        .find_first(|w| share.ids.at(w[0]) == share.ids.at(w[1]))
     {
         return Err(Error::invalid_argument(format!(
             "this rank's share: edges {} and {} both have id {}",
             w[0].min(w[1]),
             w[0].max(w[1]),
-            whole.ids[w[0]]
+            share.ids.at(w[0])
         )));
     }
-    whole.select(&order)
+    share
+        .select(&order)?
+        .view()
+        .reduce(ctx, local.num_vertices, options)
 }
 
 /// The forest on rank 0 sent to every rank.

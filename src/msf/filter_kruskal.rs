@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::prepare::Priority;
+use super::prepare::{Priority, PrioritySource};
 use super::radix::sort_by_weight;
 use super::reserving_kruskal::{kruskal_reserving, Linked};
 use super::union_find::{find_halving, find_shared, hook, point_at_root, UnionFind};
@@ -29,13 +29,14 @@ const SORT_WHOLE: usize = 1 << 17;
 /// Sorted edges checked per parallel pre-filter block in the Kruskal pass.
 const BLOCK: usize = 1 << 14;
 
-/// The positions of the forest's edges, for `priority_of(e)` the priority of the edge
-/// at position `e`.
+/// The positions of the forest's edges, for `source` the priorities of the edges.
+/// (`source` is one type for every weight type: generic over a closure, this function
+/// and all it inlines were compiled once per weight type, 1 MB of library.)
 pub(crate) fn filter_kruskal<P: Priority>(
     num_vertices: usize,
     u: &[u32],
     v: &[u32],
-    priority_of: impl Fn(usize) -> P + Sync + Send,
+    source: PrioritySource<'_>,
 ) -> Result<Vec<usize>> {
     let mut sets = UnionFind::new(num_vertices)?;
     // At most n - 1 edges: pushes below never grow it.
@@ -43,7 +44,7 @@ pub(crate) fn filter_kruskal<P: Priority>(
     let wanted = num_vertices.saturating_sub(1);
     let mut live = Live::Every {
         len: u.len(),
-        priority_of,
+        source,
     };
     let mut round = 0u64;
     while live.len() > 0 && forest.len() < wanted {
@@ -78,16 +79,19 @@ pub(crate) fn filter_kruskal<P: Priority>(
 }
 
 /// The live edges of a round with their priorities.
-enum Live<P, F> {
+enum Live<'a, P> {
     /// Every edge, each priority computed when looked at. Stored, the priorities of a
     /// dense graph would be the largest array of the call, written once to be read
     /// twice (by the split and by the heavy filter).
-    Every { len: usize, priority_of: F },
+    Every {
+        len: usize,
+        source: PrioritySource<'a>,
+    },
     /// The edges that survived a round.
     Listed(Vec<P>),
 }
 
-impl<P: Priority, F: Fn(usize) -> P + Sync + Send> Live<P, F> {
+impl<P: Priority> Live<'_, P> {
     fn len(&self) -> usize {
         match self {
             Live::Every { len, .. } => *len,
@@ -97,7 +101,7 @@ impl<P: Priority, F: Fn(usize) -> P + Sync + Send> Live<P, F> {
 
     fn at(&self, i: usize) -> P {
         match self {
-            Live::Every { priority_of, .. } => priority_of(i),
+            Live::Every { source, .. } => source.at(i),
             Live::Listed(edges) => edges[i],
         }
     }
@@ -105,9 +109,9 @@ impl<P: Priority, F: Fn(usize) -> P + Sync + Send> Live<P, F> {
     /// The priorities that satisfy `keep`, in order.
     fn filter(&self, keep: impl Fn(P) -> bool + Sync) -> Result<Vec<P>> {
         match self {
-            Live::Every { len, priority_of } => {
+            Live::Every { len, source } => {
                 alloc::par_filter_map_indices(*len, "the live edges", |i| {
-                    let p = priority_of(i);
+                    let p = source.at(i);
                     keep(p).then_some(p)
                 })
             }
@@ -117,9 +121,10 @@ impl<P: Priority, F: Fn(usize) -> P + Sync + Send> Live<P, F> {
 
     fn into_listed(self) -> Result<Vec<P>> {
         match self {
-            Live::Every { len, priority_of } => {
-                alloc::par_collect((0..len).into_par_iter().map(priority_of), "the live edges")
-            }
+            Live::Every { len, source } => alloc::par_collect(
+                (0..len).into_par_iter().map(|i| source.at(i)),
+                "the live edges",
+            ),
             Live::Listed(edges) => Ok(edges),
         }
     }
@@ -443,11 +448,7 @@ fn kruskal_sorted<P: Priority>(
 }
 
 /// A priority with about `target` of `live` at or below it, estimated from a sample.
-fn sample_pivot<P: Priority>(
-    live: &Live<P, impl Fn(usize) -> P + Sync + Send>,
-    target: usize,
-    round: u64,
-) -> P {
+fn sample_pivot<P: Priority>(live: &Live<'_, P>, target: usize, round: u64) -> P {
     const SAMPLES: usize = 4096;
     let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ round.wrapping_mul(0xD1B5_4A32_D192_ED03);
     let mut sample: Vec<P> = (0..SAMPLES)

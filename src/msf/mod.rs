@@ -440,9 +440,9 @@ fn solve<P: Priority, W: WeightKey>(
                 prepare::reject_nan(weights, ids.as_deref(), m)
             })?;
         }
-        let priority_of = prepare::priority_of::<P, W>(weights, ids.as_deref(), order, least_key);
+        let source = prepare::PrioritySource::new(weights, ids.as_deref(), order, least_key);
         profile::span(algorithm.name(), || {
-            filter_kruskal::filter_kruskal(num_vertices, &ends.u, &ends.v, priority_of)
+            filter_kruskal::filter_kruskal::<P>(num_vertices, &ends.u, &ends.v, source)
         })?
     } else {
         let priority = profile::span("priorities", || {

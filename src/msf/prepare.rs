@@ -94,6 +94,8 @@ pub(crate) trait WeightKey: Copy + Send + Sync {
     fn as_wide_keys(_weights: &[Self]) -> Option<&[u64]> {
         None
     }
+    /// The slice as the library's weight enum.
+    fn as_weights(weights: &[Self]) -> Weights<'_>;
 }
 
 /// The conversions every integer weight shares.
@@ -106,6 +108,9 @@ macro_rules! int_weight_values {
 }
 
 impl WeightKey for u32 {
+    fn as_weights(weights: &[Self]) -> Weights<'_> {
+        Weights::U32(weights)
+    }
     const NARROW: bool = true;
     int_weight_values!();
     fn key(self) -> u64 {
@@ -116,6 +121,9 @@ impl WeightKey for u32 {
     }
 }
 impl WeightKey for i32 {
+    fn as_weights(weights: &[Self]) -> Weights<'_> {
+        Weights::I32(weights)
+    }
     const NARROW: bool = true;
     int_weight_values!();
     fn key(self) -> u64 {
@@ -123,6 +131,9 @@ impl WeightKey for i32 {
     }
 }
 impl WeightKey for u64 {
+    fn as_weights(weights: &[Self]) -> Weights<'_> {
+        Weights::U64(weights)
+    }
     const NARROW: bool = false;
     int_weight_values!();
     fn key(self) -> u64 {
@@ -133,6 +144,9 @@ impl WeightKey for u64 {
     }
 }
 impl WeightKey for i64 {
+    fn as_weights(weights: &[Self]) -> Weights<'_> {
+        Weights::I64(weights)
+    }
     const NARROW: bool = false;
     int_weight_values!();
     fn key(self) -> u64 {
@@ -140,6 +154,9 @@ impl WeightKey for i64 {
     }
 }
 impl WeightKey for f32 {
+    fn as_weights(weights: &[Self]) -> Weights<'_> {
+        Weights::F32(weights)
+    }
     const NARROW: bool = true;
     const FLOAT: bool = true;
     fn as_f64(self) -> f64 {
@@ -158,6 +175,9 @@ impl WeightKey for f32 {
     }
 }
 impl WeightKey for f64 {
+    fn as_weights(weights: &[Self]) -> Weights<'_> {
+        Weights::F64(weights)
+    }
     const NARROW: bool = false;
     const FLOAT: bool = true;
     fn as_f64(self) -> f64 {
@@ -522,27 +542,52 @@ pub(crate) fn priorities<P: Priority, W: WeightKey>(
     if let Some(weights) = weights {
         reject_nan(weights, ids, num_edges)?;
     }
-    let priority = priority_of::<P, W>(weights, ids, order, least_key);
+    let source = PrioritySource::new(weights, ids, order, least_key);
     alloc::par_collect(
-        (0..num_edges).into_par_iter().map(priority),
+        (0..num_edges).into_par_iter().map(|i| source.at(i)),
         "the edge priorities",
     )
 }
 
-/// The priority of the edge at each position, computed from `weights` when asked for
-/// (as [`priorities`] stores them; the caller has rejected NaN).
-pub(crate) fn priority_of<'w, P: Priority, W: WeightKey>(
-    weights: Option<&'w [W]>,
+/// The priority of the edge at each position, computed from the weights when asked for
+/// (as [`priorities`] stores them; the caller has rejected NaN). One type for every
+/// weight type, so that the algorithm taking it is compiled once per priority type.
+#[derive(Clone, Copy)]
+pub(crate) struct PrioritySource<'w> {
+    weights: Option<Weights<'w>>,
     ids: Option<&'w [u64]>,
     order: KeyOrder,
     least_key: u64,
-) -> impl Fn(usize) -> P + Sync + Send + Copy + 'w {
-    move |i| match weights {
-        None => P::new(0, i),
-        Some(w) => P::new(
-            order.key(w[ids.map_or(i, |ids| ids[i] as usize)]) - least_key,
-            i,
-        ),
+}
+
+impl<'w> PrioritySource<'w> {
+    pub(crate) fn new<W: WeightKey>(
+        weights: Option<&'w [W]>,
+        ids: Option<&'w [u64]>,
+        order: KeyOrder,
+        least_key: u64,
+    ) -> Self {
+        PrioritySource {
+            weights: weights.map(W::as_weights),
+            ids,
+            order,
+            least_key,
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn at<P: Priority>(&self, i: usize) -> P {
+        let p = self.ids.map_or(i, |ids| ids[i] as usize);
+        let key = match self.weights {
+            None => return P::new(0, i),
+            Some(Weights::I32(w)) => self.order.key(w[p]),
+            Some(Weights::U32(w)) => self.order.key(w[p]),
+            Some(Weights::I64(w)) => self.order.key(w[p]),
+            Some(Weights::U64(w)) => self.order.key(w[p]),
+            Some(Weights::F32(w)) => self.order.key(w[p]),
+            Some(Weights::F64(w)) => self.order.key(w[p]),
+        };
+        P::new(key - self.least_key, i)
     }
 }
 
