@@ -388,24 +388,23 @@ fn distributed_msf<W: RankWeight>(
         None => broadcast(comm, &mut forest),
     }
     let delivery_seconds = slowest(comm, started.elapsed().as_secs_f64());
-    let forest = match root {
-        Some(r) if r != rank => None,
+    let finished = match root {
+        Some(r) if r != rank => Ok(None),
         // The forest of the forest: its own edges, with the caller's options for the
-        // totals and labels, every tier's way (a rank-local step: no agreement needed).
-        _ => {
-            let whole = ctx.msf(&forest.view().graph(n), options)?;
-            let ids = whole
-                .edges
-                .iter()
-                .map(|&p| forest.ids[p as usize])
-                .collect();
-            Some(Forest {
+        // totals and labels, every tier's way.
+        _ => ctx.msf(&forest.view().graph(n), options).and_then(|whole| {
+            let ids = alloc::par_collect(
+                whole.edges.par_iter().map(|&p| forest.ids[p as usize]),
+                "the forest's edge ids",
+            )?;
+            Ok(Some(Forest {
                 edges: ids,
                 device_timings: None,
                 ..whole
-            })
-        }
+            }))
+        }),
     };
+    let forest = agree(comm, finished)?;
     Ok(DistributedForest {
         forest,
         local_seconds,
