@@ -49,13 +49,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int64_t world = (int64_t)MPI_Comm_c2f(MPI_COMM_WORLD);
 
-    gpumst_options options;
-    gpumst_options_init(&options);
-    options.tier = GPUMST_TIER_CPU;
-    options.cpu_threads = 1;
-    gpumst_context *ctx = NULL;
-    char why[256];
-    CHECK_STATUS(gpumst_context_create(&options, &ctx, why, sizeof why), GPUMST_OK);
+    gpumst_context *ctx = open_cpu_context();
     if (!ctx) {
         MPI_Finalize();
         return check_summary("test_mpi");

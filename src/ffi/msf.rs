@@ -250,31 +250,53 @@ pub unsafe extern "C" fn gpumst_msf(
     forest: *mut *mut gpumst_forest,
 ) -> gpumst_status {
     with_context(ctx, "gpumst_msf", |c| {
-        if forest.is_null() {
-            return Err(Error::invalid_argument("forest is NULL"));
-        }
-        // SAFETY: checked non-NULL; the caller passes a writable pointer slot.
-        unsafe { *forest = std::ptr::null_mut() };
+        // SAFETY: the caller passes NULL or a writable pointer slot.
+        unsafe { reset_forest_slot(forest) }?;
         // SAFETY: the caller passes NULL or a readable gpumst_graph.
         let raw =
             unsafe { graph.as_ref() }.ok_or_else(|| Error::invalid_argument("graph is NULL"))?;
-        if flags & !(GPUMST_MSF_LABELS | GPUMST_MSF_UNWEIGHTED | GPUMST_MSF_MAXIMUM) != 0 {
-            return Err(Error::invalid_argument(format!(
-                "flags = {flags:#x} has unknown bits"
-            )));
-        }
+        check_msf_flags(flags)?;
         // SAFETY: the caller's contract on the graph's arrays.
         let view = unsafe { graph_view(raw) }?;
-        let options = MsfOptions {
-            algorithm: algorithm_from_c(algorithm)?,
-            labels: flags & GPUMST_MSF_LABELS != 0,
-            unweighted: flags & GPUMST_MSF_UNWEIGHTED != 0,
-            maximum: flags & GPUMST_MSF_MAXIMUM != 0,
-        };
+        let options = msf_options(algorithm, flags)?;
         let result = c.msf(&view, &options)?;
         // SAFETY: as above.
         unsafe { *forest = Box::into_raw(Box::new(gpumst_forest { forest: result })) };
         Ok(())
+    })
+}
+
+/// Sets `*forest` to NULL, so that a failed call leaves no forest; NULL `forest` is an
+/// error.
+///
+/// # Safety
+/// `forest` is NULL or a writable pointer slot.
+unsafe fn reset_forest_slot(forest: *mut *mut gpumst_forest) -> Result<()> {
+    if forest.is_null() {
+        return Err(Error::invalid_argument("forest is NULL"));
+    }
+    // SAFETY: checked non-NULL; writable by the caller's contract.
+    unsafe { *forest = std::ptr::null_mut() };
+    Ok(())
+}
+
+/// An error for flag bits the MSF calls do not know.
+fn check_msf_flags(flags: u32) -> Result<()> {
+    if flags & !(GPUMST_MSF_LABELS | GPUMST_MSF_UNWEIGHTED | GPUMST_MSF_MAXIMUM) != 0 {
+        return Err(Error::invalid_argument(format!(
+            "flags = {flags:#x} has unknown bits"
+        )));
+    }
+    Ok(())
+}
+
+/// The MSF options an algorithm code and (checked) flags ask for.
+fn msf_options(algorithm: gpumst_algorithm, flags: u32) -> Result<MsfOptions> {
+    Ok(MsfOptions {
+        algorithm: algorithm_from_c(algorithm)?,
+        labels: flags & GPUMST_MSF_LABELS != 0,
+        unweighted: flags & GPUMST_MSF_UNWEIGHTED != 0,
+        maximum: flags & GPUMST_MSF_MAXIMUM != 0,
     })
 }
 
@@ -304,25 +326,13 @@ pub unsafe extern "C" fn gpumst_msf_mpi(
     forest: *mut *mut gpumst_forest,
 ) -> gpumst_status {
     with_context(ctx, "gpumst_msf_mpi", |c| {
-        if forest.is_null() {
-            return Err(Error::invalid_argument("forest is NULL"));
-        }
-        // SAFETY: checked non-NULL; the caller passes a writable pointer slot.
-        unsafe { *forest = std::ptr::null_mut() };
+        // SAFETY: the caller passes NULL or a writable pointer slot.
+        unsafe { reset_forest_slot(forest) }?;
         // SAFETY: the caller passes NULL or a readable gpumst_graph.
         let raw =
             unsafe { local.as_ref() }.ok_or_else(|| Error::invalid_argument("local is NULL"))?;
-        if flags & !(GPUMST_MSF_LABELS | GPUMST_MSF_UNWEIGHTED | GPUMST_MSF_MAXIMUM) != 0 {
-            return Err(Error::invalid_argument(format!(
-                "flags = {flags:#x} has unknown bits"
-            )));
-        }
-        let options = MsfOptions {
-            algorithm: algorithm_from_c(algorithm)?,
-            labels: flags & GPUMST_MSF_LABELS != 0,
-            unweighted: flags & GPUMST_MSF_UNWEIGHTED != 0,
-            maximum: flags & GPUMST_MSF_MAXIMUM != 0,
-        };
+        check_msf_flags(flags)?;
+        let options = msf_options(algorithm, flags)?;
         if root < -1 {
             return Err(Error::invalid_argument(format!(
                 "root = {root}: a rank, or -1 for every rank"

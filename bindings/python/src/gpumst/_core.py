@@ -126,6 +126,41 @@ def _choice(kind: str, value: Any, table: dict) -> int:
     return table[key]
 
 
+def _edge_list_view(u: Any, v: Any, w: Any, num_vertices: int | None) -> tuple[C.GraphView, tuple]:
+    """A gpumst_graph over the arrays of an edge list, and those arrays (hold them for
+    as long as the view is used). The C API trusts the arrays to hold num_edges entries
+    each: the lengths are checked here."""
+    u = vertex_ids("u", u)
+    v = vertex_ids("v", v)
+    weights = None if w is None else element_array("w", w)
+    if u.shape != v.shape:
+        raise ValueError(f"u has {u.shape[0]} entries but v has {v.shape[0]}")
+    if weights is not None and weights.shape != u.shape:
+        raise ValueError(f"w has {weights.shape[0]} entries but there are {u.shape[0]} edges")
+    if num_vertices is None:
+        num_vertices = int(max(u.max(), v.max())) + 1 if u.size else 0
+    if not 0 <= num_vertices < 2**64:
+        raise ValueError(f"num_vertices = {num_vertices} is negative or too large")
+    graph = C.GraphView()
+    lib.gpumst_graph_init_edge_list(
+        ctypes.byref(graph),
+        num_vertices,
+        u.shape[0],
+        address(u),
+        address(v),
+        DTYPES[weights.dtype] if weights is not None else C.GPUMST_U32,
+        address(weights),
+    )
+    return graph, (u, v, weights)
+
+
+def _msf_code_and_flags(algorithm: str, labels: bool, maximum: bool) -> tuple[int, int]:
+    """The C algorithm code and gpumst_msf flags for these options."""
+    code = _choice("algorithm", algorithm, ALGORITHMS)
+    flags = (C.GPUMST_MSF_LABELS if labels else 0) | (C.GPUMST_MSF_MAXIMUM if maximum else 0)
+    return code, flags
+
+
 def _read_string(fill) -> str:
     """A string from a C function with the (buffer, capacity, length) convention."""
     length = ctypes.c_size_t(0)
@@ -273,28 +308,7 @@ class Context:
         """See :func:`gpumst.minimum_spanning_forest`."""
         if any(D.is_device_array(a) for a in (u, v, w)):
             return self._msf_device(u, v, w, num_vertices, algorithm, labels, maximum, total_weight)
-        u = vertex_ids("u", u)
-        v = vertex_ids("v", v)
-        weights = None if w is None else element_array("w", w)
-        # The C API trusts the arrays to hold num_edges entries each: check here.
-        if u.shape != v.shape:
-            raise ValueError(f"u has {u.shape[0]} entries but v has {v.shape[0]}")
-        if weights is not None and weights.shape != u.shape:
-            raise ValueError(f"w has {weights.shape[0]} entries but there are {u.shape[0]} edges")
-        if num_vertices is None:
-            num_vertices = int(max(u.max(), v.max())) + 1 if u.size else 0
-        if not 0 <= num_vertices < 2**64:
-            raise ValueError(f"num_vertices = {num_vertices} is negative or too large")
-        graph = C.GraphView()
-        lib.gpumst_graph_init_edge_list(
-            ctypes.byref(graph),
-            num_vertices,
-            u.shape[0],
-            address(u),
-            address(v),
-            DTYPES[weights.dtype] if weights is not None else C.GPUMST_U32,
-            address(weights),
-        )
+        graph, _arrays = _edge_list_view(u, v, w, num_vertices)
         return self._msf(graph, algorithm, labels, maximum)
 
     def minimum_spanning_forest_mpi(
@@ -324,30 +338,11 @@ class Context:
         Needs a libgpumst built with the ``mpi`` feature.
         """
         handle = comm.py2f() if hasattr(comm, "py2f") else int(comm)
-        u = vertex_ids("u", u)
-        v = vertex_ids("v", v)
-        weights = None if w is None else element_array("w", w)
-        if u.shape != v.shape:
-            raise ValueError(f"u has {u.shape[0]} entries but v has {v.shape[0]}")
-        if weights is not None and weights.shape != u.shape:
-            raise ValueError(f"w has {weights.shape[0]} entries but there are {u.shape[0]} edges")
+        graph, arrays = _edge_list_view(u, v, w, num_vertices)
         edge_ids = None if ids is None else np.ascontiguousarray(ids, dtype=np.uint64)
-        if edge_ids is not None and edge_ids.shape != u.shape:
-            raise ValueError(f"ids has {edge_ids.shape[0]} entries but there are {u.shape[0]} edges")
-        if not 0 <= num_vertices < 2**64:
-            raise ValueError(f"num_vertices = {num_vertices} is negative or too large")
-        graph = C.GraphView()
-        lib.gpumst_graph_init_edge_list(
-            ctypes.byref(graph),
-            num_vertices,
-            u.shape[0],
-            address(u),
-            address(v),
-            DTYPES[weights.dtype] if weights is not None else C.GPUMST_U32,
-            address(weights),
-        )
-        code = _choice("algorithm", algorithm, ALGORITHMS)
-        flags = (C.GPUMST_MSF_LABELS if labels else 0) | (C.GPUMST_MSF_MAXIMUM if maximum else 0)
+        if edge_ids is not None and edge_ids.shape != arrays[0].shape:
+            raise ValueError(f"ids has {edge_ids.shape[0]} entries but there are {arrays[0].shape[0]} edges")
+        code, flags = _msf_code_and_flags(algorithm, labels, maximum)
         forest = ctypes.c_void_p()
         with self._use() as h:
             status = lib.gpumst_msf_mpi(
@@ -458,8 +453,7 @@ class Context:
 
     def _msf(self, graph: C.GraphView, algorithm: str, labels: bool, maximum: bool) -> Forest:
         """Runs gpumst_msf on a graph view (its arrays are held by the caller's frame)."""
-        code = _choice("algorithm", algorithm, ALGORITHMS)
-        flags = (C.GPUMST_MSF_LABELS if labels else 0) | (C.GPUMST_MSF_MAXIMUM if maximum else 0)
+        code, flags = _msf_code_and_flags(algorithm, labels, maximum)
         handle = ctypes.c_void_p()
         with self._use() as h:
             # ctypes releases the GIL for the call.
