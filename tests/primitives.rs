@@ -790,6 +790,35 @@ fn segmented_arg_reductions_with_many_segments() {
     check_args(&data, &segments.offsets, &THREADS).unwrap();
 }
 
+/// Segments of every length from 0 to 300, then lengths around the sequential
+/// reduction's block (2,048 elements, the last block taking up to 15 more), for every
+/// type and data pattern: the CPU tier reduces short segments with lane folds whose
+/// chunk, tail and first-match handling change at 16 and 128 elements.
+#[test]
+fn segmented_arg_reductions_of_every_short_length() {
+    fn run<T: TestElem>(seed: u64) {
+        let long = [
+            2047, 2048, 2049, 2063, 2064, 2065, 4095, 4096, 4111, 4112, 4113,
+        ];
+        let mut offsets = vec![0u64];
+        for len in (0..=300).chain(long) {
+            offsets.push(offsets.last().unwrap() + len as u64);
+        }
+        let n = *offsets.last().unwrap() as usize;
+        for (k, &pattern) in DataPattern::ALL.iter().enumerate() {
+            let mut rng = Rng(seed + k as u64);
+            let (data, _) = make_data::<T>(pattern, n, &mut rng);
+            check_args(&data, &offsets, &[1, 2]).unwrap_or_else(|e| panic!("{pattern:?}: {e}"));
+        }
+    }
+    run::<i32>(700);
+    run::<u32>(710);
+    run::<i64>(720);
+    run::<u64>(730);
+    run::<f32>(740);
+    run::<f64>(750);
+}
+
 /// 10^7 elements, for a few (type, operator) pairs only (the run is in a debug build).
 #[test]
 fn ten_million() {

@@ -15,40 +15,152 @@ fn beats<T: Element>(extreme: Extreme, candidate: T, current: T) -> bool {
     }
 }
 
-/// Elements examined per vectorized step of [`arg_extreme_seq`] (fits in L1).
+/// Elements examined per step of [`arg_extreme_seq`] (fits in L1).
 const BLOCK_LEN: usize = 2048;
+
+/// Independent running extremes of [`lane_fold`]: the compiler keeps them in vector
+/// registers. One running value would be a serial chain for floats, which LLVM may not
+/// reassociate into vectors (it does for integers only).
+const LANES: usize = 16;
+
+/// `data` as whole chunks of [`LANES`] elements, and the rest (`slice::as_chunks`
+/// is newer than this crate's minimum Rust).
+#[inline(always)]
+fn lane_chunks<T>(
+    data: &[T],
+) -> (
+    impl DoubleEndedIterator<Item = &[T; LANES]> + ExactSizeIterator,
+    &[T],
+) {
+    let chunks = data.chunks_exact(LANES);
+    let tail = chunks.remainder();
+    (chunks.map(|c| c.try_into().unwrap()), tail)
+}
+
+/// The extreme of a block of at least [`LANES`] elements and whether the block holds a
+/// NaN (then the value is meaningless). `better(x, m)`: `x` replaces `m`; NaN never
+/// does, so the lanes stay comparable.
+#[inline(always)]
+fn lane_fold<T: Element>(block: &[T], better: impl Fn(T, T) -> bool + Copy) -> (T, bool) {
+    let pick = |m: T, x: T| if better(x, m) { x } else { m };
+    let mut best = [block[0]; LANES];
+    let mut nan = [false; LANES];
+    let (chunks, tail) = lane_chunks(block);
+    for chunk in chunks {
+        for l in 0..LANES {
+            nan[l] |= chunk[l].is_nan();
+            best[l] = pick(best[l], chunk[l]);
+        }
+    }
+    if !tail.is_empty() {
+        // The last LANES elements once more: seeing an element twice changes no
+        // extreme, and fixed indices keep `best` in registers.
+        let last: &[T; LANES] = block[block.len() - LANES..].try_into().unwrap();
+        for l in 0..LANES {
+            nan[l] |= last[l].is_nan();
+            best[l] = pick(best[l], last[l]);
+        }
+    }
+    let mut width = LANES / 2;
+    while width > 0 {
+        for l in 0..width {
+            best[l] = pick(best[l], best[l + width]);
+        }
+        width /= 2;
+    }
+    (best[0], nan.contains(&true))
+}
+
+/// Bit `l` set where `x[l] == value` (compiles to a vector compare and a mask move).
+#[inline(always)]
+fn matches<T: Element>(x: &[T; LANES], value: T) -> u32 {
+    let mut mask = 0u32;
+    for (l, &y) in x.iter().enumerate() {
+        mask |= ((y == value) as u32) << l;
+    }
+    mask
+}
+
+/// The first index of `value` in a slice of at least [`LANES`] elements that holds it,
+/// LANES elements per step.
+///
+/// A short slice (`short`) is read whole, last chunk first, with no exit from the loop:
+/// an exit at an unpredictable position costs more than a short segment's comparisons.
+/// A long one stops at the first chunk holding `value`.
+#[inline(always)]
+fn first_index_of<T: Element>(data: &[T], value: T, short: bool) -> usize {
+    let (chunks, tail) = lane_chunks(data);
+    // The last LANES elements stand for the tail (the overlap is harmless).
+    let last_at = data.len() - LANES;
+    let last: &[T; LANES] = data[last_at..].try_into().unwrap();
+    if short {
+        let mut found = usize::MAX;
+        let mut look = |mask: u32, at: usize| {
+            if mask != 0 {
+                found = at + mask.trailing_zeros() as usize;
+            }
+        };
+        if !tail.is_empty() {
+            look(matches(last, value), last_at);
+        }
+        for (c, x) in chunks.enumerate().rev() {
+            look(matches(x, value), c * LANES);
+        }
+        return found;
+    }
+    for (c, x) in chunks.enumerate() {
+        let mask = matches(x, value);
+        if mask != 0 {
+            return c * LANES + mask.trailing_zeros() as usize;
+        }
+    }
+    last_at + matches(last, value).trailing_zeros() as usize
+}
+
+/// Slices up to this long are searched for their extreme's position whole, without an
+/// early exit (see [`first_index_of`]).
+const SHORT_LEN: usize = 8 * LANES;
+
+#[inline(always)]
+fn block_extreme<T: Element>(block: &[T], extreme: Extreme) -> (T, bool) {
+    match extreme {
+        Extreme::Min => lane_fold(block, |x, m| x < m),
+        Extreme::Max => lane_fold(block, |x, m| x > m),
+    }
+}
 
 /// Sequential arg-extreme of a non-empty slice; indices are offset by `base`.
 ///
-/// Works block by block: the block's extreme by a select-fold (vectorizes; NaN is
-/// ignored there and checked separately), then, only when the block improves on the
-/// best so far, the first position holding it.
+/// Works block by block: the block's extreme by a lane fold (vectorizes; NaN is only
+/// noted there), then, only when the block improves on the best so far, the first
+/// position holding it; a block with a NaN ends the search at its first NaN.
 fn arg_extreme_seq<T: Element>(data: &[T], base: usize, extreme: Extreme) -> (T, usize) {
-    if data.len() < 8 {
+    if data.len() < LANES {
         return arg_extreme_short(data, base, extreme);
     }
+    let short = data.len() <= SHORT_LEN;
     let mut best = (data[0], 0usize);
-    for (b, block) in data.chunks(BLOCK_LEN).enumerate() {
-        let start = b * BLOCK_LEN;
-        if block.iter().any(|x| x.is_nan()) {
-            let i = block.iter().position(|x| x.is_nan()).unwrap_or(0);
-            if !best.0.is_nan() {
-                best = (block[i], start + i);
-            }
-            break; // the first NaN is final
-        }
-        let candidate = match extreme {
-            Extreme::Min => block
-                .iter()
-                .fold(block[0], |m, &x| if x < m { x } else { m }),
-            Extreme::Max => block
-                .iter()
-                .fold(block[0], |m, &x| if x > m { x } else { m }),
+    let mut start = 0;
+    while start < data.len() {
+        // The last block takes the rest when a further one would be under LANES long.
+        let end = if data.len() - start < BLOCK_LEN + LANES {
+            data.len()
+        } else {
+            start + BLOCK_LEN
         };
+        let block = &data[start..end];
+        let (candidate, has_nan) = block_extreme(block, extreme);
+        if has_nan {
+            // The first NaN is final.
+            let i = block.iter().position(|x| x.is_nan()).unwrap_or(0);
+            best = (block[i], start + i);
+            break;
+        }
         if beats(extreme, candidate, best.0) {
-            let i = block.iter().position(|&x| x == candidate).unwrap_or(0);
+            let i = first_index_of(block, candidate, short);
             best = (block[i], start + i);
         }
+        start = end;
     }
     (best.0, base + best.1)
 }
@@ -119,6 +231,7 @@ pub(crate) fn segmented_arg_extreme<T: Element>(
             let (start, end) = (bound[0] as usize, bound[1] as usize);
             let result = match end - start {
                 0 => None,
+                1 => Some((data[start], start)),
                 len if len > TASK_LEN => arg_extreme_par(&data[start..end], start, extreme),
                 _ => Some(arg_extreme_seq(&data[start..end], start, extreme)),
             };
