@@ -29,6 +29,12 @@ use common::primitives::*;
 /// Worker-thread counts every check runs with.
 const THREADS: [usize; 3] = [1, 2, 3];
 
+/// Threads from which the CPU tier streams a large out-of-place scan's output.
+const STREAMING_THREADS: usize = 8;
+
+/// Every CPU thread count a test may ask [`ctx`] for.
+const CONTEXT_THREADS: [usize; 4] = [1, 2, 3, STREAMING_THREADS];
+
 /// Sizes that sit on and around powers of two, chunk and task boundaries, and primes.
 const INTERESTING_SIZES: &[usize] = &[
     0,
@@ -123,7 +129,7 @@ fn ctx(threads: usize) -> &'static Context {
     }
     static CONTEXTS: OnceLock<Vec<Context>> = OnceLock::new();
     let all = CONTEXTS.get_or_init(|| {
-        THREADS
+        CONTEXT_THREADS
             .iter()
             .map(|&t| {
                 Context::new(&Options {
@@ -135,10 +141,10 @@ fn ctx(threads: usize) -> &'static Context {
             })
             .collect()
     });
-    let i = THREADS
+    let i = CONTEXT_THREADS
         .iter()
         .position(|&t| t == threads)
-        .expect("thread count is one of THREADS");
+        .expect("thread count is one of CONTEXT_THREADS");
     &all[i]
 }
 
@@ -744,6 +750,51 @@ fn scans_of_a_million() {
         ..FULL
     };
     check_scans(&data, &seg, check, &plan).unwrap();
+}
+
+/// Out-of-place scans of 64 MiB and more on 8 threads, which the CPU tier writes with
+/// streaming stores in 1,024-element pieces: every operator, direction and API for u32;
+/// segmented f64 minima; and an output that starts off its 16-byte alignment.
+#[test]
+fn streamed_scans_past_64_mib() {
+    let n = (1 << 24) + 7;
+    let (data, check, seg) = large_case::<u32>(n, 15, DataPattern::Random, SegPattern::Sparse);
+    let plan = Plan {
+        threads: &[STREAMING_THREADS],
+        in_place: &[false],
+        ..FULL
+    };
+    check_scans(&data, &seg, check, &plan).unwrap();
+    let (data, check, seg) =
+        large_case::<f64>((1 << 23) + 5, 16, DataPattern::Ties, SegPattern::ChunkEdges);
+    let plan = Plan {
+        ops: &[ScanOp::Min, ScanOp::Max],
+        threads: &[STREAMING_THREADS],
+        in_place: &[false],
+        apis: &[Api::Offsets],
+        ..FULL
+    };
+    check_scans(&data, &seg, check, &plan).unwrap();
+
+    let (data, _) = make_data::<u32>(DataPattern::SmallInt, n, &mut Rng(17));
+    let one_segment: Vec<bool> = (0..n).map(|i| i == 0).collect();
+    let want = ref_scan(&data, &one_segment, ScanOp::Sum, ScanKind::Exclusive);
+    let mut out = vec![u32::garbage(); n + 1];
+    ctx(STREAMING_THREADS)
+        .scan(&data, &mut out[1..], ScanOp::Sum, ScanKind::Exclusive)
+        .unwrap();
+    assert_eq!(
+        out[0],
+        u32::garbage(),
+        "the slot before the output was written"
+    );
+    if let Some(i) = (0..n).find(|&i| out[i + 1] != want[i]) {
+        panic!(
+            "misaligned output, element {i}: got {}, want {}",
+            out[i + 1],
+            want[i]
+        );
+    }
 }
 
 #[test]
