@@ -106,7 +106,7 @@ for name in $graphs; do
                     # Drop the first (cold) run, then the median of the rest.
                     row=$(python3 -c 'import json, statistics, sys
 d = json.loads(sys.argv[1]); runs = d["compute_runs_ms"]
-print("%.3f\t%d\t%s" % (statistics.median(sorted(runs)[:-1] if len(runs) > 1 else runs), d["forest_edges"], d["total_weight"]))
+print("%.3f\t%d\t%s" % (statistics.median(runs[1:] if len(runs) > 1 else runs), d["forest_edges"], d["total_weight"]))
 ' "$json")
                     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$round" "$label" "$algorithm" "$t" "$row" | tee -a "$results"
                     if [ -n "${PHASES:-}" ]; then
