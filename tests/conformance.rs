@@ -24,6 +24,15 @@ fn tiers() -> Vec<Context> {
             Ok(c) => contexts.push(c),
             Err(e) => eprintln!("conformance: {tier} tier skipped: {}", e.message()),
         }
+        if tier == Tier::Cpu {
+            // One thread too: some steps take a sequential path there.
+            let one_thread = Options {
+                tier,
+                cpu_threads: 1,
+                ..Options::default()
+            };
+            contexts.push(Context::new(&one_thread).expect("a one-thread CPU context opens"));
+        }
     }
     assert!(
         !contexts.is_empty(),

@@ -23,18 +23,37 @@ pub(crate) fn pointer_doubling(mut successor: Vec<u32>) -> Result<Vec<u32>> {
 }
 
 /// Gives each root a dense new id (in vertex order) and every vertex its root's id.
-/// Returns the labels and the number of roots.
+/// Returns the labels and the number of roots. Ranges of vertices count their roots,
+/// then number them from their range's first id, in parallel.
 pub(crate) fn renumber(root: &[u32]) -> Result<(Vec<u32>, usize)> {
-    let is_root: Vec<bool> = alloc::par_collect(
-        root.par_iter().enumerate().map(|(x, &r)| r as usize == x),
-        "the root flags",
+    const RANGE: usize = 1 << 16;
+    let is_root = |x: usize| root[x] as usize == x;
+    let ranges = root.len().div_ceil(RANGE);
+    let range = |r: usize| r * RANGE..root.len().min((r + 1) * RANGE);
+    let roots_in: Vec<u32> = alloc::par_collect(
+        (0..ranges)
+            .into_par_iter()
+            .map(|r| range(r).filter(|&x| is_root(x)).count() as u32),
+        "the root counts",
     )?;
-    let mut new_id: Vec<u32> = alloc::zeroed(root.len(), "the new vertex ids")?;
+    let mut first_id: Vec<u32> = alloc::with_capacity(ranges, "the first root ids")?;
     let mut count = 0u32;
-    for (x, &flag) in is_root.iter().enumerate() {
-        new_id[x] = count;
-        count += flag as u32;
+    for &roots in &roots_in {
+        first_id.push(count);
+        count += roots;
     }
+    let mut new_id: Vec<u32> = alloc::zeroed(root.len(), "the new vertex ids")?;
+    new_id
+        .par_chunks_mut(RANGE)
+        .zip(first_id.par_iter())
+        .enumerate()
+        .for_each(|(r, (ids, &first))| {
+            let mut next = first;
+            for (id, x) in ids.iter_mut().zip(range(r)) {
+                *id = next;
+                next += is_root(x) as u32;
+            }
+        });
     let labels = alloc::par_collect(
         root.par_iter().map(|&r| new_id[r as usize]),
         "the vertex labels",
@@ -52,18 +71,21 @@ pub(crate) fn merge_parallel_links<P: Priority>(
     priority: &[P],
 ) -> Result<()> {
     radix_sort_by_key(links, |&(a, b, _)| ((a as u64) << 32) | b as u64)?;
-    let mut kept = 0;
-    for i in 0..links.len() {
-        let same_pair =
-            kept > 0 && (links[kept - 1].0, links[kept - 1].1) == (links[i].0, links[i].1);
-        if !same_pair {
-            links[kept] = links[i];
-            kept += 1;
-        } else if priority[links[i].2 as usize] < priority[links[kept - 1].2 as usize] {
-            links[kept - 1] = links[i];
+    let sorted = &links[..];
+    let pair = |link: &Link| (link.0, link.1);
+    // Each run of one pair is reduced by the index that starts it (priorities are
+    // unique, so the lightest is one link).
+    let merged = alloc::par_filter_map_indices(sorted.len(), "the merged links", |i| {
+        if i > 0 && pair(&sorted[i - 1]) == pair(&sorted[i]) {
+            return None;
         }
-    }
-    links.truncate(kept);
+        let lightest = sorted[i..]
+            .iter()
+            .take_while(|link| pair(link) == pair(&sorted[i]))
+            .min_by_key(|link| priority[link.2 as usize]);
+        lightest.copied()
+    })?;
+    *links = merged;
     Ok(())
 }
 

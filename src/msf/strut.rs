@@ -11,43 +11,12 @@
 
 use rayon::prelude::*;
 
+use super::adjacency::Adjacency;
 use super::contract::{
     lightest_per_segment, merge_parallel_links, pointer_doubling, renumber, Link,
 };
 use super::prepare::{Prepared, Priority};
 use crate::{alloc, Result};
-
-/// Per fragment, its incident edge-vertices (CSR by counting sort on the fragments,
-/// as in the paper).
-struct Incidence {
-    offsets: Vec<usize>,
-    edge_vertices: Vec<u32>,
-}
-
-impl Incidence {
-    fn new(fragments: usize, edge_vertices: &[Link]) -> Result<Self> {
-        let mut offsets: Vec<usize> = alloc::zeroed(fragments + 1, "the incidence offsets")?;
-        for &(a, b, _) in edge_vertices {
-            offsets[a as usize + 1] += 1;
-            offsets[b as usize + 1] += 1;
-        }
-        for f in 0..fragments {
-            offsets[f + 1] += offsets[f];
-        }
-        let mut cursor = alloc::collect(offsets.iter().copied(), "the incidence cursors")?;
-        let mut incident: Vec<u32> = alloc::zeroed(offsets[fragments], "the incidence lists")?;
-        for (i, &(a, b, _)) in edge_vertices.iter().enumerate() {
-            for end in [a, b] {
-                incident[cursor[end as usize]] = i as u32;
-                cursor[end as usize] += 1;
-            }
-        }
-        Ok(Incidence {
-            offsets,
-            edge_vertices: incident,
-        })
-    }
-}
 
 pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>> {
     let priority = &graph.priority[..];
@@ -64,15 +33,23 @@ pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>> 
     let mut fragments = graph.num_vertices;
     let mut forest = super::new_forest(fragments, u.len())?;
     while !edge_vertices.is_empty() {
-        // The strut: each fragment's lightest incident edge-vertex.
+        // The strut: each fragment's lightest incident edge-vertex, over each
+        // fragment's incidence list (a counting scatter, as the paper's counting sort,
+        // on all cores; the order inside a list does not matter: priorities are unique).
         let strut: Vec<Option<u32>> = {
-            let incidence = Incidence::new(fragments, &edge_vertices)?;
-            let weight =
-                |i: usize| priority[edge_vertices[incidence.edge_vertices[i] as usize].2 as usize];
+            let incidence = Adjacency::build(fragments, edge_vertices.len(), |i, emit| {
+                let (a, b, _) = edge_vertices[i];
+                emit(a, b, i as u32);
+                emit(b, a, i as u32);
+            })?;
+            let weight = |k: usize| {
+                let (_, i) = incidence.entries[k];
+                priority[edge_vertices[i as usize].2 as usize]
+            };
             alloc::par_collect(
                 lightest_per_segment(&incidence.offsets, weight)?
                     .into_par_iter()
-                    .map(|i| i.map(|i| incidence.edge_vertices[i])),
+                    .map(|k| k.map(|k| incidence.entries[k].1)),
                 "the struts",
             )?
         };
@@ -116,13 +93,14 @@ pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>> 
         )?;
         drop((strut, degree));
         let (fragment, count) = renumber(&pointer_doubling(successor)?)?;
-        // Compaction, in place: relabel, drop edge-vertices inside a fragment, merge
-        // parallel ones to the lightest.
+        // Compaction: relabel, drop edge-vertices inside a fragment, merge parallel
+        // ones to the lightest.
         edge_vertices.par_iter_mut().for_each(|link| {
             let (fa, fb) = (fragment[link.0 as usize], fragment[link.1 as usize]);
             *link = (fa.min(fb), fa.max(fb), link.2);
         });
-        edge_vertices.retain(|&(a, b, _)| a != b);
+        edge_vertices =
+            alloc::par_filter(&edge_vertices, "the edge-vertices", |&(a, b, _)| a != b)?;
         merge_parallel_links(&mut edge_vertices, priority)?;
         fragments = count;
     }
