@@ -14,29 +14,22 @@ use crate::{alloc, Result};
 /// (target vertex, edge position).
 pub(crate) type Entry = (u32, u32);
 
-pub(crate) struct Adjacency {
-    /// Entries of vertex x: `offsets[x]..offsets[x + 1]`.
+/// Entries grouped by vertex: those of vertex x are `entries[offsets[x]..offsets[x + 1]]`.
+pub(crate) struct Grouped<E> {
     pub offsets: Vec<usize>,
-    pub entries: Vec<Entry>,
+    pub entries: Vec<E>,
 }
 
-impl Adjacency {
-    /// Both directions of every edge `e` with `u[e] != v[e]`, over `n` vertices.
-    pub fn of_edges(n: usize, u: &[u32], v: &[u32]) -> Result<Self> {
-        Self::build(n, u.len(), |e, emit| {
-            if u[e] != v[e] {
-                emit(u[e], v[e], e as u32);
-                emit(v[e], u[e], e as u32);
-            }
-        })
-    }
+/// Adjacency lists: per vertex, its (target, edge) entries.
+pub(crate) type Adjacency = Grouped<Entry>;
 
-    /// Lists over `n` vertices of the entries `visit(item, emit)` emits, as
-    /// `emit(source, target, edge)`, for every item in `0..items`.
+impl<E: Copy + Send + Sync + alloc::Zeroable> Grouped<E> {
+    /// The entries `visit(item, emit)` emits, as `emit(vertex, entry)`, for every item
+    /// in `0..items`, grouped over `n` vertices.
     pub fn build(
         n: usize,
         items: usize,
-        visit: impl Fn(usize, &mut dyn FnMut(u32, u32, u32)) + Sync,
+        visit: impl Fn(usize, &mut dyn FnMut(u32, E)) + Sync,
     ) -> Result<Self> {
         let count: Vec<AtomicU32> = alloc::zeroed(n, "the adjacency lists' counts")?;
         // On one thread nothing runs beside this loop, so a plain load and store do
@@ -54,8 +47,8 @@ impl Adjacency {
             }
         };
         (0..items).into_par_iter().for_each(|item| {
-            visit(item, &mut |source, _, _| {
-                add(&count[source as usize], 1);
+            visit(item, &mut |vertex, _| {
+                add(&count[vertex as usize], 1);
             })
         });
         let mut offsets = alloc::with_capacity(n + 1, "the adjacency lists' offsets")?;
@@ -65,30 +58,42 @@ impl Adjacency {
             total += c.load(Relaxed) as usize;
             offsets.push(total);
         }
-        let mut entries: Vec<Entry> = alloc::zeroed(total, "the adjacency lists' entries")?;
+        let mut entries: Vec<E> = alloc::zeroed(total, "the adjacency lists' entries")?;
         let out = Destination(entries.as_mut_ptr());
         let out = &out;
         (0..items).into_par_iter().for_each(|item| {
-            visit(item, &mut |source, target, edge| {
+            visit(item, &mut |vertex, entry| {
                 // Counting down from the vertex's count gives every entry its own slot
                 // inside the vertex's range (in no particular order: every use picks
                 // entries by their unique priority).
-                let left = add(&count[source as usize], -1) as usize;
-                // SAFETY: `offsets[source] + left - 1` is unique (atomic countdown
-                // within the vertex's range) and below `total`, the array's length;
-                // nothing reads `entries` until every write is done.
-                unsafe { out.write(offsets[source as usize] + left - 1, (target, edge)) };
+                let left = add(&count[vertex as usize], -1) as usize;
+                // SAFETY: `offsets[vertex] + left - 1` is unique (countdown within the
+                // vertex's range, atomic unless one thread runs) and below `total`,
+                // the array's length; nothing reads `entries` until every write is done.
+                unsafe { out.write(offsets[vertex as usize] + left - 1, entry) };
             })
         });
-        Ok(Adjacency { offsets, entries })
+        Ok(Grouped { offsets, entries })
     }
 
     pub fn num_vertices(&self) -> usize {
         self.offsets.len() - 1
     }
 
-    pub fn of(&self, x: usize) -> &[Entry] {
+    pub fn of(&self, x: usize) -> &[E] {
         &self.entries[self.offsets[x]..self.offsets[x + 1]]
+    }
+}
+
+impl Adjacency {
+    /// Both directions of every edge `e` with `u[e] != v[e]`, over `n` vertices.
+    pub fn of_edges(n: usize, u: &[u32], v: &[u32]) -> Result<Self> {
+        Self::build(n, u.len(), |e, emit| {
+            if u[e] != v[e] {
+                emit(u[e], (v[e], e as u32));
+                emit(v[e], (u[e], e as u32));
+            }
+        })
     }
 
     /// Keeps, for each (vertex, target) pair, only the entry of smallest priority.

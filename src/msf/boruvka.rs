@@ -70,7 +70,7 @@ pub(crate) fn boruvka<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>
             for &(t, e) in old.of(x) {
                 let st = supervertex[t as usize];
                 if sx != st {
-                    emit(sx, st, e);
+                    emit(sx, (st, e));
                 }
             }
         })?

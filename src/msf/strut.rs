@@ -11,7 +11,7 @@
 
 use rayon::prelude::*;
 
-use super::adjacency::Adjacency;
+use super::adjacency::Grouped;
 use super::contract::{
     lightest_per_segment, merge_parallel_links, pointer_doubling, renumber, Link,
 };
@@ -37,19 +37,17 @@ pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>> 
         // fragment's incidence list (a counting scatter, as the paper's counting sort,
         // on all cores; the order inside a list does not matter: priorities are unique).
         let strut: Vec<Option<u32>> = {
-            let incidence = Adjacency::build(fragments, edge_vertices.len(), |i, emit| {
+            let incidence = Grouped::build(fragments, edge_vertices.len(), |i, emit| {
                 let (a, b, _) = edge_vertices[i];
-                emit(a, b, i as u32);
-                emit(b, a, i as u32);
+                emit(a, i as u32);
+                emit(b, i as u32);
             })?;
-            let weight = |k: usize| {
-                let (_, i) = incidence.entries[k];
-                priority[edge_vertices[i as usize].2 as usize]
-            };
+            let weight =
+                |k: usize| priority[edge_vertices[incidence.entries[k] as usize].2 as usize];
             alloc::par_collect(
                 lightest_per_segment(&incidence.offsets, weight)?
                     .into_par_iter()
-                    .map(|k| k.map(|k| incidence.entries[k].1)),
+                    .map(|k| k.map(|k| incidence.entries[k])),
                 "the struts",
             )?
         };
