@@ -64,41 +64,62 @@ pub(crate) fn renumber(root: &[u32]) -> Result<(Vec<u32>, usize)> {
 /// An edge between two fragments: (one end, the other end, edge position).
 pub(crate) type Link = (u32, u32, u32);
 
-/// Groups links by (a, b) — a radix sort on the endpoint pair — and keeps the one of
-/// smallest priority of each pair, in place; the result is sorted by `a` and simple.
-pub(crate) fn merge_parallel_links<P: Priority>(
-    links: &mut Vec<Link>,
-    priority: &[P],
-) -> Result<()> {
+/// The steps of a contraction that compare edges by priority, compiled once per priority
+/// type; the rest of the algorithm holds them as a trait object, so it is compiled once.
+pub(crate) trait EdgeOrder: Sync {
+    /// Per CSR segment of `entries` (each an index into `links`), the entry whose link's
+    /// edge is the lightest (None when the segment is empty): the segmented
+    /// min-reduction of the papers.
+    fn lightest_per_segment(
+        &self,
+        offsets: &[usize],
+        entries: &[u32],
+        links: &[Link],
+    ) -> Result<Vec<Option<u32>>>;
+
+    /// Of each run of links with the same ends in `sorted`, the lightest, in order.
+    fn lightest_of_runs(&self, sorted: &[Link]) -> Result<Vec<Link>>;
+}
+
+/// Groups links by (a, b) — a radix sort on the endpoint pair — and keeps the lightest
+/// of each pair; the result is sorted by `a` and simple.
+pub(crate) fn merge_parallel_links(links: &mut Vec<Link>, order: &dyn EdgeOrder) -> Result<()> {
     radix_sort_by_key(links, |&(a, b, _)| ((a as u64) << 32) | b as u64)?;
-    let sorted = &links[..];
-    let pair = |link: &Link| (link.0, link.1);
-    // Each run of one pair is reduced by the index that starts it (priorities are
-    // unique, so the lightest is one link).
-    let merged = alloc::par_filter_map_indices(sorted.len(), "the merged links", |i| {
-        if i > 0 && pair(&sorted[i - 1]) == pair(&sorted[i]) {
-            return None;
-        }
-        let lightest = sorted[i..]
-            .iter()
-            .take_while(|link| pair(link) == pair(&sorted[i]))
-            .min_by_key(|link| priority[link.2 as usize]);
-        lightest.copied()
-    })?;
-    *links = merged;
+    *links = order.lightest_of_runs(links)?;
     Ok(())
 }
 
-/// Per CSR segment, the position of the entry with the smallest priority (None when
-/// the segment is empty): the segmented min-reduction of the papers.
-pub(crate) fn lightest_per_segment<P: Priority>(
-    offsets: &[usize],
-    priority: impl Fn(usize) -> P + Sync,
-) -> Result<Vec<Option<usize>>> {
-    alloc::par_collect(
-        offsets
-            .par_windows(2)
-            .map(|w| (w[0]..w[1]).min_by_key(|&i| priority(i))),
-        "the lightest entry of each segment",
-    )
+/// Edges ordered by their priorities, indexed by edge position.
+pub(crate) struct ByPriority<'a, P>(pub &'a [P]);
+
+impl<P: Priority> EdgeOrder for ByPriority<'_, P> {
+    fn lightest_per_segment(
+        &self,
+        offsets: &[usize],
+        entries: &[u32],
+        links: &[Link],
+    ) -> Result<Vec<Option<u32>>> {
+        alloc::par_collect(
+            offsets.par_windows(2).map(|w| {
+                let segment = entries[w[0]..w[1]].iter().copied();
+                segment.min_by_key(|&i| self.0[links[i as usize].2 as usize])
+            }),
+            "the lightest entry of each segment",
+        )
+    }
+
+    fn lightest_of_runs(&self, sorted: &[Link]) -> Result<Vec<Link>> {
+        let pair = |link: &Link| (link.0, link.1);
+        // Each run is reduced by the index that starts it (priorities are unique, so
+        // the lightest is one link).
+        alloc::par_filter_map_indices(sorted.len(), "the merged links", |i| {
+            if i > 0 && pair(&sorted[i - 1]) == pair(&sorted[i]) {
+                return None;
+            }
+            let run = sorted[i..]
+                .iter()
+                .take_while(|link| pair(link) == pair(&sorted[i]));
+            run.min_by_key(|link| self.0[link.2 as usize]).copied()
+        })
+    }
 }

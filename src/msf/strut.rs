@@ -13,14 +13,19 @@ use rayon::prelude::*;
 
 use super::adjacency::Grouped;
 use super::contract::{
-    lightest_per_segment, merge_parallel_links, pointer_doubling, renumber, Link,
+    merge_parallel_links, pointer_doubling, renumber, ByPriority, EdgeOrder, Link,
 };
 use super::prepare::{Prepared, Priority};
 use crate::{alloc, Result};
 
 pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>> {
-    let priority = &graph.priority[..];
-    let (u, v) = (&graph.u[..], &graph.v[..]);
+    let order = ByPriority(&graph.priority[..]);
+    strut_by(graph.num_vertices, &graph.u, &graph.v, &order)
+}
+
+/// The algorithm over edges `u[e]`-`v[e]` on `n` vertices in edge order `order` (one
+/// compiled copy for every priority type).
+fn strut_by(n: usize, u: &[u32], v: &[u32], order: &dyn EdgeOrder) -> Result<Vec<usize>> {
     // One edge-vertex per edge that is not a self-loop, joined to its two fragments.
     let mut edge_vertices: Vec<Link> =
         alloc::par_collect_ranges(u.len(), "the edge-vertices", |range, out| {
@@ -30,7 +35,7 @@ pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>> 
                     .map(|e| (u[e].min(v[e]), u[e].max(v[e]), e as u32)),
             )
         })?;
-    let mut fragments = graph.num_vertices;
+    let mut fragments = n;
     let mut forest = super::new_forest(fragments, u.len())?;
     while !edge_vertices.is_empty() {
         // The strut: each fragment's lightest incident edge-vertex, over each
@@ -42,14 +47,7 @@ pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>> 
                 emit(a, i as u32);
                 emit(b, i as u32);
             })?;
-            let weight =
-                |k: usize| priority[edge_vertices[incidence.entries[k] as usize].2 as usize];
-            alloc::par_collect(
-                lightest_per_segment(&incidence.offsets, weight)?
-                    .into_par_iter()
-                    .map(|k| k.map(|k| incidence.entries[k])),
-                "the struts",
-            )?
+            order.lightest_per_segment(&incidence.offsets, &incidence.entries, &edge_vertices)?
         };
         // Strut degree of each edge-vertex: how many of its two fragments picked it.
         let degree: Vec<u8> = alloc::par_collect(
@@ -99,7 +97,7 @@ pub(crate) fn strut<P: Priority>(graph: &Prepared<'_, P>) -> Result<Vec<usize>> 
         });
         edge_vertices =
             alloc::par_filter(&edge_vertices, "the edge-vertices", |&(a, b, _)| a != b)?;
-        merge_parallel_links(&mut edge_vertices, priority)?;
+        merge_parallel_links(&mut edge_vertices, order)?;
         fragments = count;
     }
     Ok(forest)

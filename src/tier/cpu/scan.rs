@@ -70,7 +70,9 @@ fn reduce_chunk<T: Element, M: Monoid<T>>(
 
 /// Scans `src` (or `dst` itself when `src` is `None`) into `dst`, entering with
 /// `carry` (the prefix before the chunk); returns the running value at its end. One
-/// fused read-scan-write loop per run.
+/// fused read-scan-write loop per run. Not inlined: the plain and the streamed paths
+/// share one compiled copy per element type, operator and segmentation.
+#[inline(never)]
 fn scan_chunk<T: Element, M: Monoid<T>>(
     src: Option<&[T]>,
     dst: &mut [T],
