@@ -1,7 +1,8 @@
 //! Adjacency lists for the vertex-centric algorithms (Borůvka, Prim): both directions
 //! of every edge that is not a self-loop, grouped by vertex, each entry a 4-byte target
-//! and a 4-byte edge position (priorities are looked up by position). Built by a
-//! parallel counting scatter, so no sort and no scratch copy of the entries.
+//! and a 4-byte edge position (priorities are looked up by position); and, through the
+//! same `Grouped` builder, strut's incidence lists (edge-vertex ids per fragment). Built
+//! by a parallel counting scatter, so no sort and no scratch copy of the entries.
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
