@@ -36,15 +36,14 @@ impl<E: Copy + Send + Sync + alloc::Zeroable> Grouped<E> {
         // On one thread nothing runs beside this loop, so a plain load and store do
         // what a read-modify-write does, at a fraction of its cost.
         let alone = rayon::current_num_threads() == 1;
-        let add = |counter: &AtomicU32, delta: i32| {
+        // Returns the value before; `delta` wraps, so `u32::MAX` counts down by one.
+        let add = |counter: &AtomicU32, delta: u32| {
             if alone {
                 let value = counter.load(Relaxed);
-                counter.store(value.wrapping_add_signed(delta), Relaxed);
+                counter.store(value.wrapping_add(delta), Relaxed);
                 value
-            } else if delta > 0 {
-                counter.fetch_add(delta as u32, Relaxed)
             } else {
-                counter.fetch_sub(delta.unsigned_abs(), Relaxed)
+                counter.fetch_add(delta, Relaxed)
             }
         };
         (0..items).into_par_iter().for_each(|item| {
@@ -67,7 +66,7 @@ impl<E: Copy + Send + Sync + alloc::Zeroable> Grouped<E> {
                 // Counting down from the vertex's count gives every entry its own slot
                 // inside the vertex's range (in no particular order: every use picks
                 // entries by their unique priority).
-                let left = add(&count[vertex as usize], -1) as usize;
+                let left = add(&count[vertex as usize], u32::MAX) as usize;
                 // SAFETY: `offsets[vertex] + left - 1` is unique (countdown within the
                 // vertex's range, atomic unless one thread runs) and below `total`,
                 // the array's length; nothing reads `entries` until every write is done.
