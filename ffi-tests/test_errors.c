@@ -57,6 +57,27 @@ static void test_create_errors(void)
     options.struct_size = sizeof(gpumst_options) - 1;
     expect_create_failure(&options, GPUMST_INVALID_ARGUMENT, error, sizeof error, "struct_size-1");
     CHECK_CONTAINS(error, "struct_size");
+    /* A list of devices must be given where device_count says there is one. */
+    CHECK_STATUS(gpumst_options_init(&options), GPUMST_OK);
+    options.device_count = 2;
+    expect_create_failure(&options, GPUMST_INVALID_ARGUMENT, error, sizeof error, "devices NULL");
+    CHECK_CONTAINS(error, "options.devices is NULL");
+    /* The CPU tier has no devices to add: a list is taken and ignored. */
+    {
+        static const uint32_t list[3] = {0, 5, 9};
+        gpumst_context *ctx = NULL;
+        uint32_t count = 0;
+        CHECK_STATUS(gpumst_options_init(&options), GPUMST_OK);
+        options.tier = GPUMST_TIER_CPU;
+        options.devices = list;
+        options.device_count = 3;
+        CHECK_STATUS(gpumst_context_create(&options, &ctx, error, sizeof error), GPUMST_OK);
+        CHECK_STATUS(gpumst_context_device_count(ctx, &count), GPUMST_OK);
+        CHECK(count == 1, "device count %u on the CPU tier", count);
+        CHECK_STATUS(gpumst_context_device_count(ctx, NULL), GPUMST_INVALID_ARGUMENT);
+        gpumst_context_destroy(ctx);
+    }
+    CHECK_STATUS(gpumst_options_init(&options), GPUMST_OK);
     options.struct_size = 0;
     expect_create_failure(&options, GPUMST_INVALID_ARGUMENT, error, sizeof error, "struct_size 0");
     CHECK_CONTAINS(error, "gpumst_options_init");

@@ -46,6 +46,9 @@
 // Index reported for an empty segment, or an empty argmin/argmax.
 #define GPUMST_EMPTY_SEGMENT UINT64_MAX
 
+// `gpumst_options.device_count` for every usable device of the tier.
+#define GPUMST_ALL_DEVICES UINT32_MAX
+
 // gpumst_msf flag: also compute a component label per vertex.
 #define GPUMST_MSF_LABELS 1
 
@@ -93,6 +96,14 @@ typedef struct gpumst_options {
   // of the edges at a time (the same forest); primitives larger fail with
   // GPUMST_OUT_OF_MEMORY.
   uint64_t device_memory_limit;
+  // Several devices of the chosen GPU tier: `device_count` device indices at
+  // `devices`, the first of which replaces `device_index`. A minimum spanning
+  // forest of a large graph in host memory is then split across them; everything
+  // else runs on the first. `device_count` 0: `device_index` alone (`devices` is
+  // not read); GPUMST_ALL_DEVICES: every usable device of the tier of the same
+  // kind as `device_index`'s (`devices` is not read). The CPU tier ignores both.
+  const uint32_t *devices;
+  uint32_t device_count;
 } gpumst_options;
 
 // Element type of a `void*` array.
@@ -314,6 +325,10 @@ gpumst_status gpumst_context_device_name(const struct gpumst_context *ctx, char 
 
 // Memory of the context's device in bytes (system memory for the CPU tier).
 gpumst_status gpumst_context_device_memory(const struct gpumst_context *ctx, uint64_t *bytes);
+
+// How many devices of its GPU tier the context uses (`gpumst_options.devices`); 1 on
+// the CPU tier.
+gpumst_status gpumst_context_device_count(const struct gpumst_context *ctx, uint32_t *count);
 
 // Copies the message of the most recent failed call on `ctx` into `buffer`
 // (NUL-terminated, truncated to `capacity`) and returns its full length without the

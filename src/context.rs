@@ -28,6 +28,26 @@ pub struct Options {
     /// partition of the edges at a time (same forest), where the vertices' own arrays
     /// fit; primitives larger than it fail with `OutOfMemory`.
     pub device_memory_limit: u64,
+    /// The GPUs of the chosen tier the context uses. A minimum spanning forest of a
+    /// large graph in host memory is split across them (see [`Devices`]); every other
+    /// operation runs on the first.
+    pub devices: Devices,
+}
+
+/// Which devices of the chosen GPU tier a context uses (the CPU tier ignores this).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Devices {
+    /// `Options::device_index` alone.
+    #[default]
+    One,
+    /// These devices, the first being the one that runs everything but the split
+    /// forests. A device may be listed twice: it then gets two parts at once, each on
+    /// its own queue (which is how the tests split a graph on one device).
+    List(Vec<u32>),
+    /// Every usable device of the tier of the same kind as `device_index`'s (CUDA:
+    /// every GPU; OpenCL: GPUs with GPUs, accelerators with accelerators), starting
+    /// with `device_index`'s.
+    All,
 }
 
 impl Default for Options {
@@ -38,6 +58,7 @@ impl Default for Options {
             cpu_threads: 0,
             cuda_context: 0,
             device_memory_limit: 0,
+            devices: Devices::One,
         }
     }
 }
@@ -56,6 +77,9 @@ pub(crate) enum Segments<'a> {
 /// An opened library context. Every method may be called from many threads at once.
 pub struct Context {
     backends: Vec<Backend>,
+    /// Further devices of the first backend's GPU tier (`Options::devices`), which
+    /// share minimum spanning forests of large graphs with it.
+    more_devices: Vec<Backend>,
     skipped: Vec<(Tier, String)>,
     forced: bool,
 }
@@ -64,8 +88,19 @@ impl Context {
     /// Opens a context. A forced tier (in `options` or through `GPUMST_BACKEND`) that
     /// cannot be used is an error saying why; it never falls back silently.
     pub fn new(options: &Options) -> Result<Context> {
+        let device_index = match &options.devices {
+            Devices::List(list) => *list.first().ok_or_else(|| {
+                Error::invalid_argument("options.devices is an empty list of devices")
+            })?,
+            Devices::One | Devices::All => options.device_index,
+        };
+        if options.cuda_context != 0 && options.devices != Devices::One {
+            return Err(Error::invalid_argument(
+                "options.cuda_context names one device: it cannot be combined with several devices",
+            ));
+        }
         let settings = OpenSettings {
-            device_index: options.device_index,
+            device_index,
             cpu_threads: options.cpu_threads,
             cuda_context: options.cuda_context,
             device_memory_limit: options.device_memory_limit,
@@ -81,19 +116,34 @@ impl Context {
             },
             tier => tier,
         };
-        if requested == Tier::Auto {
+        let (backends, skipped, forced) = if requested == Tier::Auto {
             let (backends, skipped) = tier::open_auto(&settings)?;
-            return Ok(Context {
-                backends,
-                skipped,
-                forced: false,
-            });
-        }
+            (backends, skipped, false)
+        } else {
+            (vec![tier::open(requested, &settings)?], Vec::new(), true)
+        };
+        // The further devices are of the first tier's kind; the CPU tier has none.
+        let first = backends[0].tier();
+        let more = match (&options.devices, first) {
+            (_, Tier::Cpu) | (Devices::One, _) => Vec::new(),
+            (Devices::List(list), _) => tier::open_more(first, &list[1..], &settings)?,
+            (Devices::All, _) => tier::open_more(
+                first,
+                &tier::devices_like(first, device_index)[1..],
+                &settings,
+            )?,
+        };
         Ok(Context {
-            backends: vec![tier::open(requested, &settings)?],
-            skipped: Vec::new(),
-            forced: true,
+            backends,
+            more_devices: more,
+            skipped,
+            forced,
         })
+    }
+
+    /// How many devices the preferred tier uses (1 on the CPU tier).
+    pub fn device_count(&self) -> usize {
+        1 + self.more_devices.len()
     }
 
     /// The preferred tier of this context (the one most operations run on).
@@ -365,12 +415,18 @@ impl Context {
             }
             // Validation and result assembly run on the CPU tier's threads when the
             // context has one (auto), else on rayon's global pool.
-            Backend::OpenCl(cl) => self.on_cpu_threads(|| {
-                msf::minimum_spanning_forest(graph, options, Solver::OpenCl(cl))
-            }),
-            Backend::Cuda(cuda) => self.on_cpu_threads(|| {
-                msf::minimum_spanning_forest(graph, options, Solver::Cuda(cuda))
-            }),
+            Backend::OpenCl(cl) => {
+                let gpus = self.with_more_devices(cl);
+                self.on_cpu_threads(|| {
+                    msf::minimum_spanning_forest(graph, options, Solver::OpenCl(&gpus))
+                })
+            }
+            Backend::Cuda(cuda) => {
+                let gpus = self.with_more_devices(cuda);
+                self.on_cpu_threads(|| {
+                    msf::minimum_spanning_forest(graph, options, Solver::Cuda(&gpus))
+                })
+            }
         }
     }
 
@@ -475,6 +531,13 @@ impl Context {
                     }
                 ))
             })
+    }
+
+    /// `first` followed by the context's further devices of its tier.
+    fn with_more_devices<'a, D: GpuKind>(&'a self, first: &'a Gpu<D>) -> Vec<&'a Gpu<D>> {
+        std::iter::once(first)
+            .chain(self.more_devices.iter().filter_map(D::of))
+            .collect()
     }
 
     /// Runs `work` on the CPU tier's threads when the context has one (auto), else on

@@ -33,7 +33,7 @@ pub mod tier;
 pub mod types;
 
 pub use buffer::Buffer;
-pub use context::{Context, Options, BACKEND_ENV};
+pub use context::{Context, Devices, Options, BACKEND_ENV};
 pub use error::{Error, Result, Status};
 pub use graph::{EdgeListGraph, Graph, WeightVec, Weights};
 pub use msf::{Algorithm, DeviceTimings, Forest, MsfOptions, TotalWeight};

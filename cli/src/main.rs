@@ -11,7 +11,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use gpumst::graph::generate::{self, WeightSpec};
 use gpumst::graph::io::{self, Format, LoadedGraph};
 use gpumst::graph::EdgeListGraph;
-use gpumst::{probe, Algorithm, Context, Error, MsfOptions, Options, Tier};
+use gpumst::{probe, Algorithm, Context, Devices, Error, MsfOptions, Options, Tier};
 use serde_json::json;
 
 /// Counts heap bytes in use, so `msf --json` can report the algorithm's peak memory.
@@ -154,6 +154,17 @@ fn parse_format(s: &str) -> Result<Format, String> {
 
 fn parse_tier(s: &str) -> Result<Tier, String> {
     s.parse().map_err(|e: Error| e.message().to_string())
+}
+
+fn parse_devices(s: &str) -> Result<Devices, String> {
+    if s.trim() == "all" {
+        return Ok(Devices::All);
+    }
+    s.split(',')
+        .map(|d| d.trim().parse::<u32>())
+        .collect::<Result<Vec<u32>, _>>()
+        .map(Devices::List)
+        .map_err(|_| format!("bad --devices '{s}': expected device indices such as 0,1, or all"))
 }
 
 fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
@@ -317,6 +328,10 @@ struct MsfRun {
     /// larger is solved a partition of its edges at a time (0 = the device's memory).
     #[arg(long, default_value_t = 0)]
     device_memory_limit: u64,
+    /// GPUs of the tier to use, e.g. 0,1, or all: a large graph's forest is split
+    /// across them (default: device 0 alone).
+    #[arg(long, value_parser = parse_devices)]
+    devices: Option<Devices>,
 }
 
 /// The graph uploaded to the context's GPU tier, with room for its forest's ids.
@@ -467,6 +482,7 @@ fn msf(run: &MsfRun) -> gpumst::Result<()> {
         tier: run.backend,
         cpu_threads: run.threads,
         device_memory_limit: run.device_memory_limit,
+        devices: run.devices.clone().unwrap_or_default(),
         ..Options::default()
     })?;
     let t = Instant::now();
@@ -543,6 +559,7 @@ fn msf(run: &MsfRun) -> gpumst::Result<()> {
             "format": loaded.format.name(),
             "backend": backend.name(),
             "device": ctx.device_name(),
+            "devices": ctx.device_count(),
             "algorithm": run.algorithm.name(),
             "maximum": run.maximum,
             "vertices": graph.num_vertices,

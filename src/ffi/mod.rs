@@ -24,7 +24,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 
 use crate::types::{DType, Element, ScanKind, ScanOp};
-use crate::{probe, Context, Error, Options, Result, Status, Tier};
+use crate::{probe, Context, Devices, Error, Options, Result, Status, Tier};
 use memory::{input_slice, output_slice, write_string, Region};
 
 /// Library version, also returned by `gpumst_version()`.
@@ -103,7 +103,18 @@ pub struct gpumst_options {
     /// of the edges at a time (the same forest); primitives larger fail with
     /// GPUMST_OUT_OF_MEMORY.
     pub device_memory_limit: u64,
+    /// Several devices of the chosen GPU tier: `device_count` device indices at
+    /// `devices`, the first of which replaces `device_index`. A minimum spanning
+    /// forest of a large graph in host memory is then split across them; everything
+    /// else runs on the first. `device_count` 0: `device_index` alone (`devices` is
+    /// not read); GPUMST_ALL_DEVICES: every usable device of the tier of the same
+    /// kind as `device_index`'s (`devices` is not read). The CPU tier ignores both.
+    pub devices: *const u32,
+    pub device_count: u32,
 }
+
+/// `gpumst_options.device_count` for every usable device of the tier.
+pub const GPUMST_ALL_DEVICES: u32 = u32::MAX;
 
 /// An opened library context (opaque). Any function may be called on the same
 /// context from several threads at once.
@@ -303,6 +314,8 @@ pub unsafe extern "C" fn gpumst_options_init(options: *mut gpumst_options) -> gp
             cpu_threads: 0,
             cuda_context: std::ptr::null_mut(),
             device_memory_limit: 0,
+            devices: std::ptr::null(),
+            device_count: 0,
         };
         Ok(())
     })
@@ -380,12 +393,27 @@ fn read_options(options: *const gpumst_options) -> Result<Options> {
             std::mem::size_of::<gpumst_options>()
         )));
     }
+    let devices = match raw.device_count {
+        0 => Devices::One,
+        GPUMST_ALL_DEVICES => Devices::All,
+        count => {
+            if raw.devices.is_null() {
+                return Err(Error::invalid_argument(format!(
+                    "options.devices is NULL but options.device_count is {count}"
+                )));
+            }
+            // SAFETY: the caller passes `device_count` readable indices at `devices`.
+            let list = unsafe { std::slice::from_raw_parts(raw.devices, count as usize) };
+            Devices::List(list.to_vec())
+        }
+    };
     Ok(Options {
         tier: tier_from_c(raw.tier)?,
         device_index: raw.device_index,
         cpu_threads: raw.cpu_threads as usize,
         cuda_context: raw.cuda_context as usize,
         device_memory_limit: raw.device_memory_limit,
+        devices,
     })
 }
 
@@ -440,6 +468,22 @@ pub unsafe extern "C" fn gpumst_context_device_memory(
         let bytes =
             unsafe { bytes.as_mut() }.ok_or_else(|| Error::invalid_argument("bytes is NULL"))?;
         *bytes = c.device_memory();
+        Ok(())
+    })
+}
+
+/// How many devices of its GPU tier the context uses (`gpumst_options.devices`); 1 on
+/// the CPU tier.
+#[no_mangle]
+pub unsafe extern "C" fn gpumst_context_device_count(
+    ctx: *const gpumst_context,
+    count: *mut u32,
+) -> gpumst_status {
+    with_context(ctx, "gpumst_context_device_count", |c| {
+        // SAFETY: the caller passes NULL or a writable uint32_t.
+        let count =
+            unsafe { count.as_mut() }.ok_or_else(|| Error::invalid_argument("count is NULL"))?;
+        *count = c.device_count() as u32;
         Ok(())
     })
 }

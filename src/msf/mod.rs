@@ -1,6 +1,7 @@
 //! Minimum spanning forests: the algorithms of the founding papers, and the driver
 //! that validates a graph, runs one, and assembles the result.
 
+mod across_devices;
 mod adjacency;
 mod boruvka;
 mod contract;
@@ -146,8 +147,10 @@ macro_rules! with_weights {
 #[derive(Clone, Copy)]
 pub(crate) enum Solver<'a> {
     Cpu,
-    OpenCl(&'a OpenClTier),
-    Cuda(&'a CudaTier),
+    /// A GPU tier's devices: the first runs everything, the others share the forests
+    /// of large graphs with it (`across_devices.rs`).
+    OpenCl(&'a [&'a OpenClTier]),
+    Cuda(&'a [&'a CudaTier]),
 }
 
 impl Solver<'_> {
@@ -256,11 +259,12 @@ pub(crate) fn minimum_spanning_forest(
 /// numbers the forest (the pipeline of graphs already in device memory); Prim, whose
 /// adjacency the host builds, takes the host's keys.
 fn solve_on_gpu<D: Device, W: WeightKey + Element>(
-    tier: &Gpu<D>,
+    tiers: &[&Gpu<D>],
     ends: prepare::Endpoints<'_>,
     weights: Option<&[W]>,
     options: &MsfOptions,
 ) -> Result<(Vec<u64>, Option<DeviceTimings>)> {
+    let tier = tiers[0];
     let m = ends.u.len();
     let algorithm = options.algorithm;
     let ids = ends.ids.as_deref();
@@ -301,9 +305,29 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
         algorithm,
         descending: options.maximum,
         forest_weights: false,
+        forest_ends: false,
         device_clock: true,
     };
     let n = ends.num_vertices;
+    if across_devices::worth_splitting(m, n, tiers.len()) {
+        let (outcome, positions) = profile::span("device solve across devices", || {
+            across_devices::solve(
+                tiers,
+                n,
+                &ends.u,
+                &ends.v,
+                weights.as_deref(),
+                &work,
+                ends.ends_checked,
+            )
+        })?;
+        return match outcome {
+            ResidentOutcome::Forest { timings, .. } => {
+                Ok((positions_to_ids(positions, ids), Some(timings)))
+            }
+            ResidentOutcome::Invalid(finding) => Err(on_device::finding_error(finding, n, ids)),
+        };
+    }
     let fit = resident::host_edges_that_fit::<D, W>(tier, n, algorithm, weights.is_some());
     // In partitions where the device holds the vertices' arrays and room for twice a
     // forest (each partition then brings at least n - 1 new edges); otherwise the one
@@ -317,7 +341,7 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
         if let (Some(w), None) = (&weights, ids) {
             prepare::reject_nan(w, None, m)?;
         }
-        let (positions, timings) = profile::span("device solve in partitions", || {
+        let (forest, timings) = profile::span("device solve in partitions", || {
             partitioned::solve_in_partitions(
                 tier,
                 n,
@@ -328,7 +352,7 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
                 fit,
             )
         })?;
-        return Ok((positions_to_ids(positions, ids), Some(timings)));
+        return Ok((positions_to_ids(forest.positions, ids), Some(timings)));
     }
     let (outcome, positions) = profile::span("device solve", || {
         let weights: Option<[&[W]; 1]> = weights.as_deref().map(|w| [w]);
@@ -377,11 +401,11 @@ fn solve_typed<W: WeightKey + Element>(
     };
     // The vertex count reported is the caller's, not the renumbered one.
     let solved = match solver {
-        Solver::OpenCl(tier) if options.algorithm != Algorithm::Kruskal => {
-            solve_on_gpu(tier, ends, weights, options)
+        Solver::OpenCl(tiers) if options.algorithm != Algorithm::Kruskal => {
+            solve_on_gpu(tiers, ends, weights, options)
         }
-        Solver::Cuda(tier) if options.algorithm != Algorithm::Kruskal => {
-            solve_on_gpu(tier, ends, weights, options)
+        Solver::Cuda(tiers) if options.algorithm != Algorithm::Kruskal => {
+            solve_on_gpu(tiers, ends, weights, options)
         }
         _ => solve_on_cpu(ends, weights, options),
     };

@@ -19,7 +19,7 @@ use crate::tier::gpu::{Device, Gpu};
 use crate::types::Element;
 use crate::{alloc, Error};
 
-/// The forest's edge positions (ascending) of the edge list `u`, `v`, `weights` over
+/// The forest (edge positions ascending, and their arrays) of the edge list `u`, `v`, `weights` over
 /// `n` vertices, solved in partitions that leave room for the forest within `fit`
 /// edges (`fit` > n - 1). The caller has checked the ends and weights on the host: a
 /// partition's device sees only its part, and the first bad edge of the whole list is
@@ -32,11 +32,11 @@ pub(super) fn solve_in_partitions<D: Device, W: Element>(
     weights: Option<&[W]>,
     work: &Work,
     fit: usize,
-) -> Result<(Vec<u64>, DeviceTimings)> {
+) -> Result<(ForestArrays<W>, DeviceTimings)> {
     let m = u.len();
     let mut timings = DeviceTimings::default();
     // The forest so far: its edges' positions in the whole list, and their arrays.
-    let mut forest = Carried::<W>::default();
+    let mut forest = ForestArrays::<W>::default();
     let mut start = 0;
     while start < m {
         let end = m.min(start + (fit - forest.positions.len()));
@@ -58,19 +58,21 @@ pub(super) fn solve_in_partitions<D: Device, W: Element>(
         forest = forest.next(&chosen, start, u, v, weights)?;
         start = end;
     }
-    Ok((forest.positions, timings))
+    Ok((forest, timings))
 }
 
-/// The forest carried from one partition into the next.
+/// A forest of an edge list: its edges' positions in the list (ascending) and their
+/// ends and weights (none for an unweighted list). The forest carried from one
+/// partition into the next, and the one a device brings back for a merge.
 #[derive(Default)]
-struct Carried<W> {
-    positions: Vec<u64>,
-    u: Vec<u32>,
-    v: Vec<u32>,
-    w: Vec<W>,
+pub(super) struct ForestArrays<W> {
+    pub positions: Vec<u64>,
+    pub u: Vec<u32>,
+    pub v: Vec<u32>,
+    pub w: Vec<W>,
 }
 
-impl<W: Copy + Send + Sync> Carried<W> {
+impl<W: Copy + Send + Sync> ForestArrays<W> {
     /// The forest of a call on this forest followed by the edges from `start` on:
     /// `chosen` are positions in that call (below the forest's length: its own edges).
     fn next(
@@ -111,7 +113,7 @@ impl<W: Copy + Send + Sync> Carried<W> {
             }),
             "the forest carried to the next partition",
         )?;
-        Ok(Carried {
+        Ok(ForestArrays {
             positions,
             u: take(chosen, source, &self.u, u)?,
             v: take(chosen, source, &self.v, v)?,
@@ -123,7 +125,7 @@ impl<W: Copy + Send + Sync> Carried<W> {
     }
 }
 
-fn add(total: &mut DeviceTimings, part: &DeviceTimings) {
+pub(super) fn add(total: &mut DeviceTimings, part: &DeviceTimings) {
     total.upload_ms += part.upload_ms;
     total.compute_ms += part.compute_ms;
     total.download_ms += part.download_ms;

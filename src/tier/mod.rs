@@ -117,6 +117,7 @@ impl Backend {
 }
 
 /// Settings for opening tiers.
+#[derive(Clone, Copy)]
 pub(crate) struct OpenSettings {
     pub device_index: u32,
     pub cpu_threads: usize,
@@ -161,6 +162,59 @@ pub(crate) fn open(tier: Tier, settings: &OpenSettings) -> Result<Backend> {
         }
         Tier::Auto => Err(Error::internal("tier::open called with Tier::Auto")),
     }
+}
+
+/// Opens `tier` (a GPU tier) once more for each device of `indices`, with the
+/// settings otherwise as given: the further devices of a context.
+pub(crate) fn open_more(
+    tier: Tier,
+    indices: &[u32],
+    settings: &OpenSettings,
+) -> Result<Vec<Backend>> {
+    indices
+        .iter()
+        .map(|&device_index| {
+            open(
+                tier,
+                &OpenSettings {
+                    device_index,
+                    ..*settings
+                },
+            )
+        })
+        .collect()
+}
+
+/// Every usable device of `tier` of the same kind as device `index` (a GPU tier),
+/// `index` first, then the others in index order.
+pub(crate) fn devices_like(tier: Tier, index: u32) -> Vec<u32> {
+    let report = probe::report();
+    // CUDA counts every device, OpenCL only the usable ones (see `open`).
+    let (devices, counted): (&[probe::ProbedDevice], Vec<usize>) = match tier {
+        Tier::Cuda => (
+            &report.cuda.devices,
+            (0..report.cuda.devices.len()).collect(),
+        ),
+        Tier::OpenCl => {
+            let devices = &report.opencl.devices;
+            (
+                devices,
+                (0..devices.len()).filter(|&i| devices[i].usable).collect(),
+            )
+        }
+        Tier::Cpu | Tier::Auto => return vec![index],
+    };
+    let Some(&first) = counted.get(index as usize) else {
+        return vec![index];
+    };
+    let mut like = vec![index];
+    for (i, &d) in counted.iter().enumerate() {
+        let same = devices[d].usable && devices[d].kind == devices[first].kind;
+        if i != index as usize && same {
+            like.push(i as u32);
+        }
+    }
+    like
 }
 
 /// A tier `auto` passed over, and why.

@@ -25,7 +25,10 @@ pub fn gpu_contexts(suite: &str, options: Options) -> Vec<Context> {
             eprintln!("{suite}: {tier} tier skipped: not in GPUMST_TEST_TIERS");
             continue;
         }
-        match Context::new(&Options { tier, ..options }) {
+        match Context::new(&Options {
+            tier,
+            ..options.clone()
+        }) {
             Ok(c) => contexts.push(c),
             Err(e) => eprintln!("{suite}: {tier} tier skipped: {}", e.message()),
         }

@@ -97,6 +97,7 @@ pub fn cpu_context() -> &'static Context {
             cpu_threads: fuzz_threads(),
             cuda_context: 0,
             device_memory_limit: 0,
+            devices: gpumst::Devices::One,
         })
         .expect("the CPU tier always opens")
     })
@@ -1282,8 +1283,18 @@ unsafe fn c_context_create(c: &mut Caller) {
         cuda_context: std::ptr::null_mut(),
         // The CPU tier (the only one opened here) ignores it; any value is accepted.
         device_memory_limit: c.b.u64(),
+        // A list of devices must be readable; the CPU tier ignores it otherwise. Made-up
+        // addresses are never fuzzed.
+        devices: std::ptr::null(),
+        device_count: match c.b.u8() % 4 {
+            0 => ffi::GPUMST_ALL_DEVICES,
+            1 => 1 + c.b.u8() as u32,
+            _ => 0,
+        },
     };
     let null_options = sel & 1 != 0 && auto_is_cpu();
+    let null_device_list =
+        options.device_count != 0 && options.device_count != ffi::GPUMST_ALL_DEVICES;
     let null_out = sel & 2 != 0;
     let (error, cap) = c.text();
     let mut out = std::ptr::NonNull::<ffi::gpumst_context>::dangling().as_ptr();
@@ -1303,12 +1314,14 @@ unsafe fn c_context_create(c: &mut Caller) {
             cap,
         )
     };
-    let expected =
-        if null_out || (!null_options && (options.struct_size < size || !valid(options.tier, 3))) {
-            ffi::GPUMST_INVALID_ARGUMENT
-        } else {
-            ffi::GPUMST_OK
-        };
+    let expected = if null_out
+        || (!null_options
+            && (options.struct_size < size || !valid(options.tier, 3) || null_device_list))
+    {
+        ffi::GPUMST_INVALID_ARGUMENT
+    } else {
+        ffi::GPUMST_OK
+    };
     assert_eq!(
         status, expected,
         "gpumst_context_create: struct_size {} tier {} null options {null_options} null out {null_out}",
@@ -1375,6 +1388,24 @@ unsafe fn c_context_queries(c: &mut Caller) {
             ffi::GPUMST_OK
         };
         assert_eq!(status, expected, "gpumst_context_device_memory");
+        let mut count = 0u32;
+        let status = ffi::gpumst_context_device_count(
+            ctx,
+            if null(3) {
+                std::ptr::null_mut()
+            } else {
+                &mut count
+            },
+        );
+        let expected = if ctx.is_null() || null(3) {
+            ffi::GPUMST_INVALID_ARGUMENT
+        } else {
+            ffi::GPUMST_OK
+        };
+        assert_eq!(status, expected, "gpumst_context_device_count");
+        if status == ffi::GPUMST_OK {
+            assert_eq!(count, 1, "the CPU tier counts one device");
+        }
         let (buf, cap) = c.text();
         let mut length = usize::MAX;
         let status = ffi::gpumst_context_device_name(

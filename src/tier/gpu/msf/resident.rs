@@ -55,6 +55,8 @@ pub(crate) enum ResidentOutcome<W> {
         count: usize,
         /// Their weights in the same order, when asked for (and the graph has some).
         weights: Option<Vec<W>>,
+        /// Their ends (u, v) in the same order, when asked for.
+        ends: Option<(Vec<u32>, Vec<u32>)>,
         timings: DeviceTimings,
     },
     Invalid(Finding),
@@ -101,6 +103,7 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
         return Ok(ResidentOutcome::Forest {
             count: 0,
             weights: request.work.forest_weights.then(Vec::new),
+            ends: request.work.forest_ends.then(Default::default),
             timings: DeviceTimings::default(),
         });
     }
@@ -168,7 +171,8 @@ pub(crate) fn solve_host<D: Device, W: Element>(
         return Ok((
             ResidentOutcome::Forest {
                 count: 0,
-                weights: None,
+                weights: work.forest_weights.then(Vec::new),
+                ends: work.forest_ends.then(Default::default),
                 timings,
             },
             Vec::new(),
@@ -247,6 +251,8 @@ pub(crate) struct Work {
     pub descending: bool,
     /// Also bring the forest's weights to the host (for its total weight).
     pub forest_weights: bool,
+    /// Also bring the forest's ends to the host (for a merge with another forest).
+    pub forest_ends: bool,
     /// Time the algorithm by the device's clock too (a wait of its own).
     pub device_clock: bool,
 }
@@ -458,8 +464,15 @@ fn solve_arrays<D: Device, W: Element>(
     }
     let forest_weights = match (ids, &weights) {
         (Some(ids), Some(w)) if work.forest_weights => {
-            Some(gather_weights(tier, &program, w, ids, count)?)
+            Some(gather_by_ids(tier, &program, w, ids, count)?)
         }
+        _ => None,
+    };
+    let ends = match ids {
+        Some(ids) if work.forest_ends => Some((
+            gather_by_ids(tier, &program, &eu, ids, count)?,
+            gather_by_ids(tier, &program, &ev, ids, count)?,
+        )),
         _ => None,
     };
     timings.download_ms = watch.lap();
@@ -467,6 +480,7 @@ fn solve_arrays<D: Device, W: Element>(
     Ok(ResidentOutcome::Forest {
         count,
         weights: forest_weights.or_else(|| work.forest_weights.then(Vec::new)),
+        ends: ends.or_else(|| work.forest_ends.then(Default::default)),
         timings,
     })
 }
@@ -491,8 +505,9 @@ fn first_finding<D: Device>(
     }))
 }
 
-/// The weights of the forest's `count` edges (ids in `ids`), in that order.
-fn gather_weights<D: Device, W: Element>(
+/// `values` of the forest's `count` edges (ids in `ids`), in that order: weights or
+/// ends (4- or 8-byte elements).
+fn gather_by_ids<D: Device, W: Plain>(
     tier: &Gpu<D>,
     program: &D::Program,
     weights: &DeviceBuffer<D, W>,
@@ -512,11 +527,14 @@ fn gather_weights<D: Device, W: Element>(
             weights.arg(),
             ids.arg(),
             Arg::U32(count as u32),
-            Arg::U32((W::DTYPE.size() == 8) as u32),
+            Arg::U32((std::mem::size_of::<W>() == 8) as u32),
             gathered.arg(),
         ],
     )?;
-    let mut host = alloc::filled(count, W::default(), "the forest's weights")?;
+    // Zeroed pages, first touched by the copy's threads (as the ids' are).
+    // SAFETY: `Plain` types are numbers (u8 and the six element types), valid when
+    // all zero.
+    let mut host = unsafe { alloc::zeroed_unchecked::<W>(count, "the forest's weights or ends")? };
     tier.read(&gathered, &mut host)?;
     Ok(host)
 }
