@@ -325,6 +325,11 @@ struct ContextOptions {
     // The most device memory (bytes) a GPU tier may use for one call; 0: the device's.
     // A forest larger than it is computed a partition of the edges at a time.
     std::uint64_t device_memory_limit = 0;
+    // Several devices of the GPU tier (the first replaces `device`): a large graph's
+    // forest is split across them. Empty: `device` alone; see also all_devices.
+    std::vector<std::uint32_t> devices;
+    // Every usable device of the tier like `device`'s (overrides `devices`).
+    bool all_devices = false;
 };
 
 namespace detail {
@@ -367,6 +372,9 @@ public:
         raw.cpu_threads = options.cpu_threads;
         raw.cuda_context = options.cuda_context;
         raw.device_memory_limit = options.device_memory_limit;
+        raw.devices = options.devices.data();
+        raw.device_count = options.all_devices ? GPUMST_ALL_DEVICES
+                                               : static_cast<std::uint32_t>(options.devices.size());
         char error[detail::error_capacity] = "";
         const gpumst_status status = gpumst_context_create(&raw, &ctx_, error, sizeof error);
         if (status != GPUMST_OK)
@@ -410,6 +418,15 @@ public:
         check(gpumst_context_device_memory(handle("gpumst::Context::device_memory"), &bytes),
               "gpumst_context_device_memory");
         return bytes;
+    }
+
+    // How many devices of its GPU tier it uses (1 on the CPU tier).
+    std::uint32_t device_count() const
+    {
+        std::uint32_t count = 0;
+        check(gpumst_context_device_count(handle("gpumst::Context::device_count"), &count),
+              "gpumst_context_device_count");
+        return count;
     }
 
     // The message of the most recent failed call on this context ("" if none).

@@ -188,6 +188,17 @@ TEST(Context, CpuTierOpensWithItsDevice)
     EXPECT_NE(ctx.native(), nullptr);
     EXPECT_TRUE(static_cast<bool>(ctx));
     EXPECT_EQ(ctx.last_error(), "") << "a fresh context has no error";
+    EXPECT_EQ(ctx.device_count(), 1u);
+}
+
+TEST(Context, TheCpuTierIgnoresDeviceLists)
+{
+    gpumst::ContextOptions options;
+    options.tier = Tier::Cpu;
+    options.devices = {0, 4, 7};
+    EXPECT_EQ(gpumst::Context(options).device_count(), 1u);
+    options.all_devices = true;
+    EXPECT_EQ(gpumst::Context(options).device_count(), 1u);
 }
 
 TEST(Context, OptionsSetTheThreadCount)

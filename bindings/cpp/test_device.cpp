@@ -2,6 +2,7 @@
 // scan_device and argmin_device on the OpenCL tier where it opens (PoCL in CI), against
 // the host functions; refusals on the CPU tier. The memory is made as an application
 // makes it (ffi-tests/device_memory.h: clCreateBuffer in gpumst's cl_context).
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -127,4 +128,37 @@ TEST(DeviceMemory, CappedOpenClGivesTheCpuForest)
     EXPECT_EQ(to_vector(capped.edges()), to_vector(expected.edges()));
     EXPECT_TRUE(throws_error([&] { gpumst::minimum_spanning_forest(*found, 200000, u, v, w); },
                              Status::OutOfMemory, {"needs about"}));
+}
+
+// ContextOptions::devices: a forest split across devices (device 0 listed twice, as on
+// PoCL in CI; the split threshold lowered so that a small graph is split) is the CPU
+// tier's forest.
+TEST(DeviceMemory, SplitAcrossListedDevicesGivesTheCpuForest)
+{
+    if (gpumst_test::quick())
+        GTEST_SKIP() << "left out of the quick (valgrind) run: PoCL's kernel compiler under valgrind takes minutes";
+    setenv("GPUMST_SPLIT_MIN_EDGES", "1000", 1);
+    gpumst::ContextOptions options;
+    options.tier = gpumst::Tier::OpenCL;
+    options.devices = {0, 0};
+    std::optional<gpumst::Context> found;
+    try {
+        found.emplace(options);
+    } catch (const gpumst::Error &e) {
+        GTEST_SKIP() << "the OpenCL tier does not open here: " << e.what();
+    }
+    EXPECT_EQ(found->device_count(), 2u);
+    gpumst::Context cpu(gpumst::Tier::Cpu);
+    const std::uint32_t n = 1000;
+    std::vector<std::uint32_t> u, v;
+    std::vector<float> w;
+    std::mt19937_64 random(9);
+    for (int e = 0; e < 40000; e++) {
+        u.push_back(static_cast<std::uint32_t>(random() % n));
+        v.push_back(static_cast<std::uint32_t>(random() % n));
+        w.push_back(static_cast<float>(random() % 50) * 0.5f);
+    }
+    const gpumst::Forest expected = gpumst::minimum_spanning_forest(cpu, n, u, v, w);
+    const gpumst::Forest split = gpumst::minimum_spanning_forest(*found, n, u, v, w);
+    EXPECT_EQ(to_vector(split.edges()), to_vector(expected.edges()));
 }

@@ -187,3 +187,46 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+func TestDeviceLists(t *testing.T) {
+	// The CPU tier has no devices to add: lists are taken and ignored.
+	for _, opts := range []gpumst.Options{
+		{Tier: gpumst.TierCPU, Devices: []int{0, 3}},
+		{Tier: gpumst.TierCPU, AllDevices: true},
+	} {
+		ctx, err := gpumst.NewContext(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := ctx.DeviceCount(); err != nil || n != 1 {
+			t.Errorf("%+v: DeviceCount() = %d, %v; want 1", opts, n, err)
+		}
+		ctx.Close()
+	}
+	if _, err := gpumst.NewContext(gpumst.Options{Tier: gpumst.TierCPU, Devices: []int{0, -2}}); !errors.Is(err, gpumst.ErrInvalidArgument) {
+		t.Errorf("a negative device index gave %v, want ErrInvalidArgument", err)
+	}
+	// Device 0 listed twice on OpenCL (PoCL in CI), the split threshold lowered so
+	// that a small graph is split: the forest is the reference's.
+	t.Setenv("GPUMST_SPLIT_MIN_EDGES", "1000")
+	ctx, err := gpumst.NewContext(gpumst.Options{Tier: gpumst.TierOpenCL, Devices: []int{0, 0}})
+	if errors.Is(err, gpumst.ErrBackendUnavailable) {
+		t.Skipf("the split across listed devices: the OpenCL tier does not open here: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+	if n, err := ctx.DeviceCount(); err != nil || n != 2 {
+		t.Fatalf("DeviceCount() = %d, %v; want 2", n, err)
+	}
+	rng := rand.New(rand.NewPCG(4, 5))
+	g := randomGraph(rng, 1000, 40_000, drawUint32(rng))
+	f, err := gpumst.MinimumSpanningForest(ctx, g.n, g.u, g.v, g.w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := referenceForest(g, false); !slices.Equal(f.Edges, want) {
+		t.Fatalf("the split forest (%d edges) differs from the reference (%d)", len(f.Edges), len(want))
+	}
+}

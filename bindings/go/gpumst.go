@@ -74,6 +74,12 @@ type Options struct {
 	// one call; 0 means the device's. A minimum spanning forest larger than it
 	// is computed a partition of the edges at a time (the same forest).
 	DeviceMemoryLimit uint64
+	// Devices lists several GPUs of the tier (the first replaces Device): the
+	// minimum spanning forest of a large graph is split across them (the same
+	// forest). Empty means Device alone. The CPU tier ignores it.
+	Devices []int
+	// AllDevices uses every usable GPU of the tier like Device's (overrides Devices).
+	AllDevices bool
 }
 
 // Context is an open library context. It is safe for concurrent use by many
@@ -104,6 +110,22 @@ func NewContext(opts Options) (*Context, error) {
 	copts.device_index = C.uint32_t(opts.Device)
 	copts.cpu_threads = C.uint32_t(opts.Threads)
 	copts.device_memory_limit = C.uint64_t(opts.DeviceMemoryLimit)
+	switch {
+	case opts.AllDevices:
+		copts.device_count = C.GPUMST_ALL_DEVICES
+	case len(opts.Devices) > 0:
+		// C memory: the options struct, itself passed to C, may not point to Go memory.
+		list := (*[1 << 28]C.uint32_t)(C.calloc(C.size_t(len(opts.Devices)), 4))[:len(opts.Devices):len(opts.Devices)]
+		defer C.free(unsafe.Pointer(&list[0]))
+		for i, d := range opts.Devices {
+			if d < 0 || uint64(d) > math.MaxUint32 {
+				return nil, errorf(op, StatusInvalidArgument, "device index %d is out of range", d)
+			}
+			list[i] = C.uint32_t(d)
+		}
+		copts.devices = &list[0]
+		copts.device_count = C.uint32_t(len(opts.Devices))
+	}
 
 	// The reason is written into C memory: simpler than reasoning about C
 	// writing into a Go buffer, and it is freed right here.
@@ -228,6 +250,22 @@ func (c *Context) DeviceMemory() (uint64, error) {
 		return 0, fail(ptr, op, s)
 	}
 	return uint64(bytes), nil
+}
+
+// DeviceCount returns how many devices of its GPU tier the context uses (1 on
+// the CPU tier).
+func (c *Context) DeviceCount() (int, error) {
+	const op = "device count"
+	ptr, err := c.acquire(op)
+	if err != nil {
+		return 0, err
+	}
+	defer c.mu.RUnlock()
+	var count C.uint32_t
+	if s := C.gpumst_context_device_count(ptr, &count); s != C.GPUMST_OK {
+		return 0, fail(ptr, op, s)
+	}
+	return int(count), nil
 }
 
 // sliceArg is the address of a slice's first element for a C call, or nil for

@@ -236,6 +236,34 @@ def test_a_device_memory_cap_gives_the_same_forest_in_partitions(tier):
         gpumst.Context(backend="cpu", device_memory_limit=-1)
 
 
+@pytest.mark.parametrize("tier", ["opencl", "cuda"])
+def test_a_forest_split_across_devices_is_the_same_forest(tier, monkeypatch):
+    # Device 0 listed twice (two queues on one device, as on PoCL in CI), with the
+    # split threshold lowered so that this small graph is split.
+    monkeypatch.setenv("GPUMST_SPLIT_MIN_EDGES", "1000")
+    try:
+        split = gpumst.Context(backend=tier, devices=[0, 0])
+    except gpumst.BackendUnavailable as exc:
+        pytest.skip(f"{tier} tier unavailable here: {exc}")
+    with split:
+        assert split.device_count == 2
+        rng = np.random.default_rng(8)
+        u, v = random_graph(rng, 1000, 40_000)
+        w = rng.integers(0, 40, u.shape[0]).astype(np.float64)
+        f = gpumst.minimum_spanning_forest(u, v, w, num_vertices=1000, context=split)
+        assert f.edges.tolist() == kruskal(1000, u, v, w).tolist()
+
+
+def test_device_lists_are_checked_and_ignored_by_the_cpu_tier():
+    with gpumst.Context(backend="cpu", devices=[0, 3]) as c:
+        assert c.device_count == 1
+    with gpumst.Context(backend="cpu", devices="all") as c:
+        assert c.device_count == 1
+    for bad in ([], "some", [-1], [2**32]):
+        with pytest.raises(ValueError, match="devices"):
+            gpumst.Context(backend="cpu", devices=bad)
+
+
 def test_the_mpi_entry_point_needs_the_mpi_build(cpu):
     # The default build (this package's) has no MPI and says so; a library built with
     # the `mpi` feature, outside MPI_Init, says that instead. Its real runs under mpirun

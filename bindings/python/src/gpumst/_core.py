@@ -7,7 +7,7 @@ import ctypes
 import json
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
@@ -198,13 +198,23 @@ class Context:
     (0: all cores). ``device_memory_limit``: the most device memory (bytes) a GPU
     tier may use for one call (0: the device's); a minimum spanning forest larger
     than it is computed a partition of the edges at a time, giving the same forest.
+    ``devices``: several GPUs of the tier, as a list of indices (the first replaces
+    ``device``) or ``"all"`` (every usable one like ``device``); a large graph's forest
+    is then split across them (the same forest). The CPU tier ignores it.
 
     Every method may be called from several Python threads at once; the GIL is released
     while the library works. ``close()`` (or leaving a ``with`` block) releases the
     context after calls in flight have finished.
     """
 
-    def __init__(self, backend: str = "auto", device: int = 0, threads: int = 0, device_memory_limit: int = 0):
+    def __init__(
+        self,
+        backend: str = "auto",
+        device: int = 0,
+        threads: int = 0,
+        device_memory_limit: int = 0,
+        devices: Sequence[int] | str | None = None,
+    ):
         options = C.Options()
         lib.gpumst_options_init(ctypes.byref(options))
         options.tier = _choice("backend", backend, TIERS)
@@ -215,6 +225,18 @@ class Context:
         options.device_index = device
         options.cpu_threads = threads
         options.device_memory_limit = device_memory_limit
+        if devices == "all":
+            options.device_count = C.GPUMST_ALL_DEVICES
+        elif devices is not None:
+            if (
+                isinstance(devices, str)
+                or len(devices) == 0
+                or not all(isinstance(d, int) and 0 <= d < 2**32 for d in devices)
+            ):
+                raise ValueError(f"devices ({devices!r}) must be 'all' or a non-empty list of device indices")
+            listed = (ctypes.c_uint32 * len(devices))(*devices)  # alive until the call returns
+            options.devices = ctypes.cast(listed, ctypes.POINTER(ctypes.c_uint32))
+            options.device_count = len(devices)
         handle = ctypes.c_void_p()
         why = ctypes.create_string_buffer(2048)
         status = lib.gpumst_context_create(ctypes.byref(options), ctypes.byref(handle), why, len(why))
@@ -284,6 +306,14 @@ class Context:
         with self._use() as h:
             value = ctypes.c_uint64()
             self._check(h, lib.gpumst_context_device_memory(h, ctypes.byref(value)))
+            return value.value
+
+    @property
+    def device_count(self) -> int:
+        """How many devices of its GPU tier the context uses (1 on the CPU tier)."""
+        with self._use() as h:
+            value = ctypes.c_uint32()
+            self._check(h, lib.gpumst_context_device_count(h, ctypes.byref(value)))
             return value.value
 
     def __repr__(self) -> str:

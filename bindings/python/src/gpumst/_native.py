@@ -26,6 +26,7 @@ void gpumst_context_destroy(struct gpumst_context *ctx);
 gpumst_status gpumst_context_tier(const struct gpumst_context *ctx, gpumst_tier *tier);
 gpumst_status gpumst_context_device_name(const struct gpumst_context *ctx, char *buffer, size_t capacity, size_t *length);
 gpumst_status gpumst_context_device_memory(const struct gpumst_context *ctx, uint64_t *bytes);
+gpumst_status gpumst_context_device_count(const struct gpumst_context *ctx, uint32_t *count);
 size_t gpumst_context_last_error(const struct gpumst_context *ctx, char *buffer, size_t capacity);
 gpumst_status gpumst_probe_report(char *buffer, size_t capacity, size_t *length);
 gpumst_status gpumst_scan(struct gpumst_context *ctx, gpumst_dtype dtype, gpumst_scan_op op, gpumst_scan_kind kind, const void *input, void *output, uint64_t n);
@@ -71,6 +72,7 @@ GPUMST_BACKEND_UNAVAILABLE = 3
 GPUMST_OUT_OF_MEMORY = 4
 GPUMST_DEVICE_ERROR = 5
 GPUMST_INTERNAL = 6
+GPUMST_ALL_DEVICES = 0xFFFFFFFF
 GPUMST_TIER_AUTO = 0
 GPUMST_TIER_CPU = 1
 GPUMST_TIER_OPENCL = 2
@@ -111,6 +113,8 @@ class Options(ctypes.Structure):
         ("cpu_threads", ctypes.c_uint32),
         ("cuda_context", ctypes.c_void_p),
         ("device_memory_limit", ctypes.c_uint64),
+        ("devices", ctypes.POINTER(ctypes.c_uint32)),
+        ("device_count", ctypes.c_uint32),
     ]
 
 
