@@ -29,6 +29,10 @@
 #                                    # timings (OLD="binaries" of builds to compare with)
 #   bash scripts/device.sh partitions # there: graphs over the device-memory cap (suite,
 #                                    # memcheck, 1 MB cap, R-MAT/random capped vs not)
+#   bash scripts/device.sh devices   # there: forests split across GPUs (suite on every
+#                                    # tier, memcheck on CUDA; then R-MAT and random
+#                                    # graphs on one GPU against all of them, uncapped
+#                                    # and capped); kind nvidia-h200-x2 (or -x4)
 #   bash scripts/device.sh resident  # there: graphs and primitives in device memory:
 #                                    # tests/device_memory.rs on both GPU tiers (CUDA also
 #                                    # under compute-sanitizer memcheck), ffi-tests (C,
@@ -51,7 +55,7 @@ build() {
     mkdir -p "$CARRY/bin" "$CARRY/data"
     cargo build --release --bin gpumst --lib
     local tests
-    tests=$(cargo test --release --no-run --message-format=json --test conformance --test primitives --test device_memory --test partitioned 2>/dev/null |
+    tests=$(cargo test --release --no-run --message-format=json --test conformance --test primitives --test device_memory --test partitioned --test devices 2>/dev/null |
         python3 -c 'import json,sys
 for line in sys.stdin:
     m = json.loads(line)
@@ -406,7 +410,53 @@ print(sys.argv[1], "cap", sys.argv[2], j["input_bytes"], "bytes", j["total_weigh
     return $status
 }
 
+# Forests split across the machine's GPUs: the suite (which lists device 0 several
+# times, then every device), memcheck, then the command line on generated graphs with
+# one GPU and with all of them, taking turns, uncapped and capped.
+devices_there() {
+    local status=0
+    {
+        nvidia-smi topo -m || true
+        echo "== devices suite (CUDA and OpenCL tiers)"
+        timeout -k 5 300 "$CARRY/bin/devices" --nocapture 2>&1 | grep -vE '^test .* ok$' || status=1
+        echo "== compute-sanitizer memcheck: devices on CUDA"
+        GPUMST_TEST_TIERS=cuda timeout -k 5 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+            "$CARRY/bin/devices" --test-threads 1 2>&1 | tail -4 || status=1
+        local work=/tmp/devices
+        mkdir -p "$work"
+        local gen=(
+            "rmat22 rmat --scale 22 --edge-factor 16"
+            "random22 random --vertices 4194304 --edges 33554432"
+            "rmat24 rmat --scale 24 --edge-factor 16"
+            "random24 random --vertices 16777216 --edges 134217728"
+        )
+        for g in "${gen[@]}"; do
+            set -- $g
+            local name=$1
+            shift
+            [ -s "$work/$name.gmst" ] || "$CARRY/bin/gpumst" generate "$@" --seed 1 --out "$work/$name.gmst" >/dev/null
+        done
+        local all
+        all=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
+        echo "== one GPU (--devices 0) against all ($all), turns of ${ROUNDS:-2}; ms"
+        for round in $(seq "${ROUNDS:-2}"); do
+            for name in ${GRAPHS:-rmat22 random22 rmat24 random24}; do
+                for cap in ${CAPS:-0}; do
+                    for devices in 0 "$all"; do
+                        "$CARRY/bin/gpumst" msf "$work/$name.gmst" --backend cuda --repeat "${REPEAT:-5}" --json \
+                            --devices "$devices" --device-memory-limit "$cap" | python3 -c 'import json,sys
+j = json.load(sys.stdin); t = j["timings_ms"]
+print(sys.argv[1], "devices", sys.argv[2], "cap", sys.argv[3], j["edges"], "edges", j["total_weight"], " ".join(f"{k} {t[k]:.2f}" for k in ("upload", "compute", "download", "end_to_end")))' "$name" "$devices" "$cap" || status=1
+                    done
+                done
+            done
+        done
+    } 2>&1 | tee -a "$OUT/devices.log"
+    return $status
+}
+
 case "${1:-}" in
+devices) setup_there && { devices_there || echo "device.sh: multi-device checks FAILED"; } ;;
 partitions) setup_there && { partitions_there || echo "device.sh: partition checks FAILED"; } ;;
 resident) setup_there && { resident_there || echo "device.sh: device-memory checks FAILED"; } ;;
 tune) setup_there && tune_there ;;
