@@ -166,8 +166,30 @@ const STAGING_SLOTS: usize = 256;
 /// staged by the driver at a fraction of the bus's speed (6.4 against 54.6 GB/s
 /// measured on an H200). The host copies each chunk between the caller's memory and
 /// one buffer on all cores while the device copies the other buffer's chunk.
-const TRANSFER_CHUNK_BYTES: usize = 8 << 20;
 const TRANSFER_BUFFERS: usize = 2;
+
+/// Bytes per transfer buffer (the largest chunk): 32 MiB, or
+/// `GPUMST_CUDA_TRANSFER_CHUNK_BYTES` (1 MiB to 256 MiB; a tuning knob). Each chunk's
+/// copy on all cores is a fork and join of the host's threads, which costs about as
+/// much as copying 8 MiB: 8 MiB chunks moved 403 MB at 23-25 GB/s, 32 MiB ones at
+/// 40-46 GB/s (H200, docs/performance-log.md).
+fn transfer_chunk_bytes() -> usize {
+    static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BYTES.get_or_init(|| {
+        std::env::var("GPUMST_CUDA_TRANSFER_CHUNK_BYTES")
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .map_or(32 << 20, |b| b.clamp(1 << 20, 256 << 20))
+    })
+}
+
+/// The chunk for a copy of `total` bytes: a quarter of it (so that the host's and the
+/// device's copies overlap), at least 8 MiB and at most a buffer.
+fn chunk_for(total: usize) -> usize {
+    let most = transfer_chunk_bytes();
+    ((total / 4) & !0xFFFF).clamp(most.min(8 << 20), most)
+}
+
 /// Copies below this size take the driver's pageable path.
 const TRANSFER_MIN_BYTES: usize = 1 << 20;
 
@@ -189,7 +211,7 @@ impl TransferRing {
         for k in 0..TRANSFER_BUFFERS {
             // SAFETY: a plain page-locked allocation, freed in Drop (a null entry is
             // skipped there).
-            ring.buffers[k] = unsafe { result::malloc_host(TRANSFER_CHUNK_BYTES, 0) }
+            ring.buffers[k] = unsafe { result::malloc_host(transfer_chunk_bytes(), 0) }
                 .ok()?
                 .cast();
             ring.events[k] =
@@ -202,9 +224,9 @@ impl TransferRing {
     ///
     /// # Safety
     /// No device copy into or out of the buffer is in flight (its event was waited
-    /// for), and `len <= TRANSFER_CHUNK_BYTES`.
+    /// for), and `len <= transfer_chunk_bytes()`.
     unsafe fn buffer(&mut self, k: usize, len: usize) -> &mut [u8] {
-        // SAFETY: the buffer holds TRANSFER_CHUNK_BYTES bytes, owned by the ring, and
+        // SAFETY: the buffer holds transfer_chunk_bytes() bytes, owned by the ring, and
         // the caller guarantees the device does not touch it now.
         unsafe { std::slice::from_raw_parts_mut(self.buffers[k], len) }
     }
@@ -689,14 +711,15 @@ impl CudaDevice {
         to: sys::CUdeviceptr,
         data: &[u8],
     ) -> Result<()> {
-        for (i, chunk) in data.chunks(TRANSFER_CHUNK_BYTES).enumerate() {
+        let size = chunk_for(data.len());
+        for (i, chunk) in data.chunks(size).enumerate() {
             let k = i % TRANSFER_BUFFERS;
             ring.wait(k)?;
             // SAFETY: the buffer's last device copy is over (waited for just above), and
-            // a chunk is at most TRANSFER_CHUNK_BYTES.
+            // a chunk is at most a buffer's size.
             let buffer = unsafe { ring.buffer(k, chunk.len()) };
             parallel_copy(buffer, chunk);
-            let at = to + (i * TRANSFER_CHUNK_BYTES) as u64;
+            let at = to + (i * size) as u64;
             // SAFETY: the caller keeps the device range inside its allocation; the buffer
             // is page-locked and is not written again before its event (recorded next)
             // says this copy is over.
@@ -720,16 +743,16 @@ impl CudaDevice {
         out: &mut [u8],
     ) -> Result<()> {
         let total = out.len();
-        let chunks = total.div_ceil(TRANSFER_CHUNK_BYTES);
-        let range =
-            |i: usize| i * TRANSFER_CHUNK_BYTES..((i + 1) * TRANSFER_CHUNK_BYTES).min(total);
+        let chunk = chunk_for(total);
+        let chunks = total.div_ceil(chunk);
+        let range = |i: usize| i * chunk..((i + 1) * chunk).min(total);
         let issue = |ring: &mut TransferRing, i: usize| -> Result<()> {
             let k = i % TRANSFER_BUFFERS;
             let len = range(i).len();
             // SAFETY: the buffer was emptied (its previous chunk waited for and copied
-            // out) before its next chunk is issued, and len <= TRANSFER_CHUNK_BYTES.
+            // out) before its next chunk is issued, and len is at most a buffer's size.
             let buffer = unsafe { ring.buffer(k, len) };
-            let at = from + (i * TRANSFER_CHUNK_BYTES) as u64;
+            let at = from + (i * chunk) as u64;
             // SAFETY: the caller keeps the device range inside its allocation; the buffer
             // is page-locked, and read only after its event (recorded next) is waited for.
             unsafe { result::memcpy_dtoh_async(buffer, at, self.stream()) }
