@@ -12,14 +12,13 @@
 //! follow its left neighbour's, a forest's stay ascending), so ties fall as in one
 //! call, and the forest is the one-device forest edge for edge.
 //!
-//! Splitting pays only where the transfers dominate and the forests are small beside
-//! the edges: each range's forest comes back to the host and a merge takes up to
-//! 2 (n - 1) edges. Measured on two H200s (docs/performance-log.md, issue 21), R-MAT
-//! scale 24 (268M edges, 16 per vertex) gained 1.14x end to end, while R-MAT 22 (67M
-//! edges) and uniform random graphs of 8 edges per vertex (34M and 134M edges) were
-//! 1.3-2.3x slower split. So a graph is split only when each device gets at least
-//! `SPLIT_EDGES_PER_VERTEX` edges per vertex and at least `split_min_edges()` edges;
-//! otherwise the first device solves it alone.
+//! A graph is split only where it does not fit the first device's memory (or its
+//! cap): one device would solve it a partition after another, each carrying the
+//! forest so far; split, every device takes its share of the partitions at once. A
+//! graph that fits one device stays there: measured on two H200s (docs/
+//! performance-log.md, issue 21), with both ranges' forests coming back through the
+//! host for the merge, a split R-MAT scale 24 (268M edges) took 136 ms end to end
+//! against 100 ms on one device, uniform random and smaller graphs lost more.
 
 use rayon::prelude::*;
 
@@ -32,23 +31,19 @@ use crate::tier::gpu::{Device, Gpu};
 use crate::types::Element;
 use crate::{alloc, profile, Error};
 
-/// Edges per vertex and device below which a graph stays on one device.
-const SPLIT_EDGES_PER_VERTEX: usize = 8;
-
-/// The fewest edges per device for a split: `GPUMST_SPLIT_MIN_EDGES` (a test knob, so
-/// that small graphs exercise the split), else 2^26.
-fn split_min_edges() -> usize {
-    std::env::var("GPUMST_SPLIT_MIN_EDGES")
+/// Whether `m` edges over `n` vertices are split across `devices` devices:
+/// `fits_first` says whether the first device takes them in one call. Each device's
+/// share must be at least twice a forest (else the merges redo the work).
+/// `GPUMST_SPLIT_MIN_EDGES` (a test knob) also splits graphs that fit, from that many
+/// edges per device, so that small graphs exercise the split.
+pub(super) fn worth_splitting(m: usize, n: usize, devices: usize, fits_first: bool) -> bool {
+    if devices < 2 || m / devices < 2 * n.max(1) {
+        return false;
+    }
+    let forced_from = std::env::var("GPUMST_SPLIT_MIN_EDGES")
         .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(1 << 26)
-}
-
-/// Whether `m` edges over `n` vertices are worth splitting across `devices` devices.
-pub(super) fn worth_splitting(m: usize, n: usize, devices: usize) -> bool {
-    devices > 1
-        && m / devices >= split_min_edges()
-        && m / devices >= SPLIT_EDGES_PER_VERTEX * n.max(1)
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    !fits_first || forced_from.is_some_and(|least| m / devices >= least)
 }
 
 /// The forest of the edge list `u`, `v`, `weights` over `n` vertices, split across
@@ -281,16 +276,28 @@ fn solve_fitting<D: Device, W: Element>(
     Ok(Ok((forest, timings)))
 }
 
-/// The pieces of an array, one after the other.
-fn joined<T: Copy>(pieces: &[&[T]]) -> Result<Vec<T>> {
-    let mut all = alloc::with_capacity(
-        pieces.iter().map(|p| p.len()).sum(),
+/// The pieces of an array as one slice: the piece itself where there is one (a
+/// range of the caller's arrays: copying it would cost more than solving it), else
+/// the pieces copied one after the other (two forests).
+fn joined<'a, T: Copy + Send + Sync>(pieces: &[&'a [T]]) -> Result<std::borrow::Cow<'a, [T]>> {
+    if let [piece] = pieces {
+        return Ok(std::borrow::Cow::Borrowed(piece));
+    }
+    let total = pieces.iter().map(|p| p.len()).sum();
+    let all = alloc::par_collect(
+        (0..total).into_par_iter().map(|i| {
+            let mut i = i;
+            for piece in pieces {
+                if i < piece.len() {
+                    return piece[i];
+                }
+                i -= piece.len();
+            }
+            unreachable!("an index below the pieces' total length")
+        }),
         "a device's edges joined",
     )?;
-    for piece in pieces {
-        all.extend_from_slice(piece);
-    }
-    Ok(all)
+    Ok(std::borrow::Cow::Owned(all))
 }
 
 /// The order in which the host checks an edge list: every u, then every v, then the

@@ -309,7 +309,8 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
         device_clock: true,
     };
     let n = ends.num_vertices;
-    if across_devices::worth_splitting(m, n, tiers.len()) {
+    let fit = resident::host_edges_that_fit::<D, W>(tier, n, algorithm, weights.is_some());
+    if across_devices::worth_splitting(m, n, tiers.len(), m <= fit) {
         let (outcome, positions) = profile::span("device solve across devices", || {
             across_devices::solve(
                 tiers,
@@ -328,7 +329,6 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
             ResidentOutcome::Invalid(finding) => Err(on_device::finding_error(finding, n, ids)),
         };
     }
-    let fit = resident::host_edges_that_fit::<D, W>(tier, n, algorithm, weights.is_some());
     // In partitions where the device holds the vertices' arrays and room for twice a
     // forest (each partition then brings at least n - 1 new edges); otherwise the one
     // call below refuses the graph with the sizes.
