@@ -75,16 +75,6 @@ unsafe impl<A: Zeroable, B: Zeroable> Zeroable for (A, B) {}
 
 /// `count` zeroes, from `calloc`-like memory (pages not touched until used).
 pub(crate) fn zeroed<T: Zeroable>(count: usize, what: &str) -> Result<Vec<T>> {
-    // SAFETY: all-zero bytes are valid `T`s (`Zeroable`).
-    unsafe { zeroed_unchecked(count, what) }
-}
-
-/// [`zeroed`] for a type the caller knows to be valid when all zero but that does not
-/// carry the `Zeroable` bound (a generic number type).
-///
-/// # Safety
-/// All-zero bytes must be a valid, initialised `T`.
-pub(crate) unsafe fn zeroed_unchecked<T>(count: usize, what: &str) -> Result<Vec<T>> {
     let layout = Layout::array::<T>(count).map_err(|_| out_of_memory::<T>(what, count))?;
     if layout.size() == 0 {
         return Ok(Vec::new());
@@ -97,7 +87,7 @@ pub(crate) unsafe fn zeroed_unchecked<T>(count: usize, what: &str) -> Result<Vec
     }
     // SAFETY: `ptr` was allocated by the global allocator with the layout of exactly
     // `count` `T`s (what `Vec` itself would use), and all-zero bytes are valid `T`s
-    // (the caller's promise), so all `count` elements are initialised.
+    // (`Zeroable`), so all `count` elements are initialised.
     Ok(unsafe { Vec::from_raw_parts(ptr, count, count) })
 }
 

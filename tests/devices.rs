@@ -120,8 +120,9 @@ fn split_edge_lists_give_the_one_device_forest() {
     }
 }
 
+/// A CSR graph is not split (the first device solves it); its forest is the same.
 #[test]
-fn split_csr_graphs_give_the_one_device_forest() {
+fn csr_graphs_on_several_devices_give_the_one_device_forest() {
     let (n, m) = (800, 30_000);
     let (u, v) = random_graph(n, m, 11);
     let mut s = Stream(5);

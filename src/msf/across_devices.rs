@@ -1,158 +1,153 @@
-//! Minimum spanning forests of large graphs split across several devices of a GPU
-//! tier (`Options::devices`).
+//! Minimum spanning forests of graphs too large for one device, split across several
+//! devices of a GPU tier (`Options::devices`).
 //!
 //! The edges are cut into one contiguous range per device, and every device computes
-//! its range's forest at the same time as the others (each from its own host thread).
-//! Each device brings back its forest's positions, ends and weights (gathered on the
-//! device), so the host never gathers them from the caller's arrays. Then the forests
-//! are merged in pairs, ceil(log2 p) rounds, each pair on the device of its left
-//! range: under the strict (key, id) order the forest of G1 ∪ G2 is the
-//! forest of MSF(G1) ∪ MSF(G2) (an edge left out of MSF(G1) is the heaviest of a cycle
-//! in G1, so of one in G1 ∪ G2). Positions keep the ids' order (a range's positions
-//! follow its left neighbour's, a forest's stay ascending), so ties fall as in one
-//! call, and the forest is the one-device forest edge for edge.
+//! its range's forest at the same time as the others (each from its own host thread,
+//! through the one-device driver, [`minimum_spanning_forest`]). Then the forests are
+//! merged in pairs, ceil(log2 p) rounds, each pair on the device of its left range:
+//! under the strict (weight, id) order the forest of G1 ∪ G2 is the forest of
+//! MSF(G1) ∪ MSF(G2) (an edge left out of MSF(G1) is the heaviest of a cycle in G1, so
+//! of one in G1 ∪ G2). Positions keep the ids' order (a range's positions follow its
+//! left neighbour's, a forest's stay ascending), so ties fall as in one call, and the
+//! forest is the one-device forest edge for edge.
 //!
 //! A graph is split only where it does not fit the first device's memory (or its
 //! cap): one device would solve it a partition after another, each carrying the
 //! forest so far; split, every device takes its share of the partitions at once. A
 //! graph that fits one device stays there: measured on two H200s (docs/
-//! performance-log.md, issue 21), with both ranges' forests coming back through the
+//! performance-log.md, issue 21), with the ranges' forests coming back through the
 //! host for the merge, a split R-MAT scale 24 (268M edges) took 136 ms end to end
-//! against 100 ms on one device, uniform random and smaller graphs lost more.
+//! against 100 ms on one device, and uniform random and smaller graphs lost more.
+//!
+//! Nothing here is generic over the weight type or the device kind: the split is
+//! compiled once (compiled per weight type and device kind it was 0.4 MB of the
+//! installed library, whose mark is 5 MB). The host checks the whole list first, so
+//! that a bad edge is named as one device names it.
 
 use rayon::prelude::*;
 
-use super::partitioned::{self, ForestArrays};
-use super::prepare::WeightKey;
-use super::{device_adjacency, Result};
-use crate::tier::gpu::msf::resident::{self, Finding, HostEdges, ResidentOutcome, Work};
-use crate::tier::gpu::msf::DeviceTimings;
-use crate::tier::gpu::{Device, Gpu};
-use crate::types::Element;
-use crate::{alloc, profile, Error};
+use super::{minimum_spanning_forest, partitioned, prepare, DeviceTimings, MsfOptions, Solver};
+use crate::graph::{Graph, WeightVec, Weights};
+use crate::tier::gpu::msf::resident;
+use crate::types::{Algorithm, DType};
+use crate::{profile, Error, Result};
 
-/// Whether `m` edges over `n` vertices are split across `devices` devices:
-/// `fits_first` says whether the first device takes them in one call. Each device's
-/// share must be at least twice a forest (else the merges redo the work).
+/// A split forest: its edge ids (ascending) and the devices' timings (the longest of
+/// work done at once, summed over the rounds).
+pub(super) struct Split {
+    pub edges: Vec<u64>,
+    pub timings: Option<DeviceTimings>,
+}
+
+/// The forest of `graph` split across `solver`'s devices, or None where it is not
+/// split: one device, a CSR graph, Kruskal or Prim, a graph that fits the first
+/// device, or shares of less than twice a forest (the merges would redo the work).
 /// `GPUMST_SPLIT_MIN_EDGES` (a test knob) also splits graphs that fit, from that many
 /// edges per device, so that small graphs exercise the split.
-pub(super) fn worth_splitting(m: usize, n: usize, devices: usize, fits_first: bool) -> bool {
-    if devices < 2 || m / devices < 2 * n.max(1) {
-        return false;
+pub(super) fn solve(
+    graph: &Graph<'_>,
+    options: &MsfOptions,
+    solver: Solver<'_>,
+) -> Result<Option<Split>> {
+    let Graph::EdgeList {
+        num_vertices: n,
+        u,
+        v,
+        weights,
+    } = *graph
+    else {
+        return Ok(None);
+    };
+    let p = solver.devices();
+    let m = u.len();
+    if p < 2
+        || matches!(options.algorithm, Algorithm::Kruskal | Algorithm::Prim)
+        || m / p < 2 * n.max(1)
+    {
+        return Ok(None);
     }
+    let weights = weights.filter(|_| !options.unweighted);
+    let fits_first = m <= solver.edges_that_fit(n, options.algorithm, weights.map(|w| w.dtype()));
     let forced_from = std::env::var("GPUMST_SPLIT_MIN_EDGES")
         .ok()
         .and_then(|v| v.trim().parse::<usize>().ok());
-    !fits_first || forced_from.is_some_and(|least| m / devices >= least)
-}
-
-/// The forest of the edge list `u`, `v`, `weights` over `n` vertices, split across
-/// `tiers` (at least two): the outcome (an invalid edge is the first the host would
-/// name, as a position of the whole list) and the forest's positions, ascending.
-/// `ends_checked`: the host has checked every end already.
-pub(super) fn solve<D: Device, W: WeightKey + Element>(
-    tiers: &[&Gpu<D>],
-    n: usize,
-    u: &[u32],
-    v: &[u32],
-    weights: Option<&[W]>,
-    work: &Work,
-    ends_checked: bool,
-) -> Result<(ResidentOutcome<W>, Vec<u64>)> {
-    let m = u.len();
-    let p = tiers.len();
-    let fits: Vec<usize> = tiers
-        .iter()
-        .map(|tier| {
-            resident::host_edges_that_fit::<D, W>(tier, n, work.algorithm, weights.is_some())
-        })
-        .collect();
-    let ranges: Vec<(usize, usize)> = (0..p).map(|i| (i * m / p, (i + 1) * m / p)).collect();
-    // A range (or a merge) larger than its device takes is solved in partitions, whose
-    // devices see only their part: then the host checks everything first, so that the
-    // first bad edge of the whole list is the one named.
-    let partitions = ranges
-        .iter()
-        .zip(&fits)
-        .any(|(&(s, e), &fit)| e - s > fit || 2 * n > fit);
-    if partitions {
-        if !ends_checked {
-            super::prepare::check_edge_list_ends(u, v, n)?;
-        }
-        if let Some(w) = weights {
-            super::prepare::reject_nan(w, None, m)?;
-        }
+    if fits_first && !forced_from.is_some_and(|least| m / p >= least) {
+        return Ok(None);
     }
+    profile::span("validate", || {
+        prepare::endpoints(graph, options.unweighted, true)?;
+        reject_nan(weights, m)
+    })?;
+    // Each range and merge gets the caller's options but labels, which the caller's
+    // call computes once for the whole forest.
+    let part = MsfOptions {
+        labels: false,
+        ..*options
+    };
+    let ranges: Vec<(usize, usize)> = (0..p).map(|d| (d * m / p, (d + 1) * m / p)).collect();
     let solved = profile::span("split: every range", || {
-        on_each_device(
-            ranges.iter().zip(tiers.iter().zip(&fits)).collect(),
-            |(&(s, e), (tier, &fit))| {
-                let weights = weights.map(|w| [&w[s..e]]);
-                let edges = HostEdges {
-                    num_vertices: n,
-                    u: &[&u[s..e]],
-                    v: &[&v[s..e]],
-                    weights: weights.as_ref().map(|w| &w[..]),
-                };
-                solve_fitting(tier, fit, &edges, work, true)
-            },
-        )
+        on_each_device(p, &|d| {
+            let (start, end) = ranges[d];
+            let range = Graph::EdgeList {
+                num_vertices: n,
+                u: &u[start..end],
+                v: &v[start..end],
+                weights: weights.map(|w| w.slice(start..end)),
+            };
+            let forest = minimum_spanning_forest(&range, &part, solver.device(d))?;
+            let mut edges = forest.edges;
+            // (One pass over at most n - 1 ids; on all cores it cost more library than
+            // it saved time, see `gather_weights`.)
+            edges.iter_mut().for_each(|e| *e += start as u64);
+            Ok((edges, forest.device_timings))
+        })
     });
     let mut timings = DeviceTimings::default();
-    let mut forests: Vec<ForestArrays<W>> = Vec::with_capacity(p);
-    let mut first_bad: Option<Finding> = None;
-    for (solved, &(start, _)) in solved.into_iter().zip(&ranges) {
-        match solved? {
-            Ok((mut forest, t)) => {
-                at_the_same_time(&mut timings, &t);
-                forest
-                    .positions
-                    .par_iter_mut()
-                    .for_each(|q| *q += start as u64);
-                forests.push(forest);
-            }
-            Err(finding) => {
-                let finding = shifted(finding, start);
-                if first_bad.map_or(true, |bad| named_first(finding) < named_first(bad)) {
-                    first_bad = Some(finding);
-                }
-            }
-        }
-    }
-    if let Some(finding) = first_bad {
-        return Ok((ResidentOutcome::Invalid(finding), Vec::new()));
+    let mut forests = Vec::with_capacity(p);
+    for solved in solved {
+        let (edges, t) = solved?;
+        at_the_same_time(&mut timings, t);
+        forests.push(edges);
     }
     // Merge in pairs until one forest is left; the left forest of each pair stays on
-    // its device, which solves the pair. The last merge needs only positions.
+    // its device, which solves the pair.
     let mut holders: Vec<usize> = (0..p).collect();
     while forests.len() > 1 {
-        let last = forests.len() == 2;
-        let pairs: Vec<(&ForestArrays<W>, &ForestArrays<W>, usize)> = forests
+        let pairs: Vec<(&[u64], &[u64], usize)> = forests
             .chunks_exact(2)
             .zip(holders.iter().step_by(2))
-            .map(|(pair, &holder)| (&pair[0], &pair[1], holder))
+            .map(|(pair, &holder)| (&pair[0][..], &pair[1][..], holder))
             .collect();
-        let weighted = weights.is_some();
         let merged = profile::span("split: merges", || {
-            on_each_device(pairs, |(left, right, holder)| {
-                merge_pair(
-                    tiers[holder],
-                    fits[holder],
-                    left,
-                    right,
-                    n,
-                    weighted,
-                    work,
-                    !last,
-                )
+            on_each_device(pairs.len(), &|k| {
+                let (left, right, holder) = pairs[k];
+                let mut joined =
+                    crate::alloc::with_capacity(left.len() + right.len(), "two forests")?;
+                joined.extend_from_slice(left);
+                joined.extend_from_slice(right);
+                let (ju, jv) = (gather_u32(u, &joined)?, gather_u32(v, &joined)?);
+                let jw = weights.map(|w| gather_weights(w, &joined)).transpose()?;
+                let pair = Graph::EdgeList {
+                    num_vertices: n,
+                    u: &ju,
+                    v: &jv,
+                    weights: jw.as_ref().map(WeightVec::as_weights),
+                };
+                let forest = minimum_spanning_forest(&pair, &part, solver.device(holder))?;
+                // Position q of the pair is its q-th edge in the whole list.
+                let edges = crate::alloc::collect(
+                    forest.edges.iter().map(|&q| joined[q as usize]),
+                    "the merged forest",
+                )?;
+                Ok((edges, forest.device_timings))
             })
         });
         let mut round = DeviceTimings::default();
         let mut next = Vec::with_capacity(forests.len().div_ceil(2));
         for merged in merged {
-            let (forest, t) = merged?;
-            at_the_same_time(&mut round, &t);
-            next.push(forest);
+            let (edges, t) = merged?;
+            at_the_same_time(&mut round, t);
+            next.push(edges);
         }
         partitioned::add(&mut timings, &round);
         if forests.len() % 2 == 1 {
@@ -161,28 +156,21 @@ pub(super) fn solve<D: Device, W: WeightKey + Element>(
         holders = (0..next.len()).map(|i| holders[2 * i]).collect();
         forests = next;
     }
-    let forest = forests.pop().map(|f| f.positions).unwrap_or_default();
-    let outcome = ResidentOutcome::Forest {
-        count: forest.len(),
-        weights: None,
-        ends: None,
-        timings,
-    };
-    Ok((outcome, forest))
+    Ok(Some(Split {
+        edges: forests.pop().unwrap_or_default(),
+        timings: Some(timings),
+    }))
 }
 
-/// Runs `job` on each of `jobs` at once, one host thread each (every job drives its
-/// own device and mostly waits for it), and returns their results in order.
-fn on_each_device<J: Send, R: Send>(
-    jobs: Vec<J>,
-    job: impl Fn(J) -> Result<R> + Sync,
-) -> Vec<Result<R>> {
-    let job = &job;
+/// A part's forest (edge ids ascending) and its device's timings.
+type Part = (Vec<u64>, Option<DeviceTimings>);
+
+/// Runs `job` for each of 0..`jobs` at once, one host thread each (every job drives its
+/// own device and mostly waits for it), and returns their results in order. (Their
+/// host work runs on rayon's global pool, not the context's CPU threads.)
+fn on_each_device(jobs: usize, job: &(dyn Fn(usize) -> Result<Part> + Sync)) -> Vec<Result<Part>> {
     std::thread::scope(|scope| {
-        let handles: Vec<_> = jobs
-            .into_iter()
-            .map(|j| scope.spawn(move || job(j)))
-            .collect();
+        let handles: Vec<_> = (0..jobs).map(|j| scope.spawn(move || job(j))).collect();
         handles
             .into_iter()
             .map(|h| {
@@ -194,136 +182,67 @@ fn on_each_device<J: Send, R: Send>(
     })
 }
 
-/// The forest of two forests (`left`'s positions all below `right`'s) on `tier`, with
-/// its ends and weights where `arrays` (for a later merge).
-#[allow(clippy::too_many_arguments)]
-fn merge_pair<D: Device, W: Element>(
-    tier: &Gpu<D>,
-    fit: usize,
-    left: &ForestArrays<W>,
-    right: &ForestArrays<W>,
-    n: usize,
-    weighted: bool,
-    work: &Work,
-    arrays: bool,
-) -> Result<(ForestArrays<W>, DeviceTimings)> {
-    let weights = weighted.then(|| [&left.w[..], &right.w[..]]);
-    let edges = HostEdges {
-        num_vertices: n,
-        u: &[&left.u, &right.u],
-        v: &[&left.v, &right.v],
-        weights: weights.as_ref().map(|w| &w[..]),
-    };
-    let solved = profile::span("split: merge solve", || {
-        solve_fitting(tier, fit, &edges, work, arrays)
-    })?;
-    let Ok((mut forest, timings)) = solved else {
-        return Err(Error::internal(
-            "a device found a bad edge among two forests",
-        ));
-    };
-    // Position q of the joined arrays is left's q-th edge, or right's (q - |left|)-th.
-    let split = left.positions.len();
-    forest.positions.par_iter_mut().for_each(|q| {
-        let i = *q as usize;
-        *q = if i < split {
-            left.positions[i]
-        } else {
-            right.positions[i - split]
-        };
-    });
-    Ok((forest, timings))
-}
-
-/// Solves `edges` on `tier`: in one call where they fit, else in partitions (whose
-/// ends the host has checked, see [`solve`]). The forest's positions in `edges`, with
-/// their ends and weights where `arrays`; or the first bad edge the device found.
-fn solve_fitting<D: Device, W: Element>(
-    tier: &Gpu<D>,
-    fit: usize,
-    edges: &HostEdges<'_, W>,
-    work: &Work,
-    arrays: bool,
-) -> Result<std::result::Result<(ForestArrays<W>, DeviceTimings), Finding>> {
-    let n = edges.num_vertices;
-    let m: usize = edges.u.iter().map(|p| p.len()).sum();
-    if m <= fit || fit < 2 * n.max(1) {
-        // (Where even partitions cannot fit, the call refuses the graph with the sizes.)
-        let work = Work {
-            forest_weights: arrays && edges.weights.is_some(),
-            forest_ends: arrays,
-            ..*work
-        };
-        let (outcome, positions) = resident::solve_host(tier, edges, &work, device_adjacency)?;
-        return Ok(match outcome {
-            ResidentOutcome::Forest {
-                weights,
-                ends,
-                timings,
-                ..
-            } => {
-                let (u, v) = ends.unwrap_or_default();
-                let w = weights.unwrap_or_default();
-                Ok((ForestArrays { positions, u, v, w }, timings))
-            }
-            ResidentOutcome::Invalid(finding) => Err(finding),
-        });
-    }
-    let (u, v) = (joined(edges.u)?, joined(edges.v)?);
-    let w = edges.weights.map(joined).transpose()?;
-    let (forest, timings) =
-        partitioned::solve_in_partitions(tier, n, &u, &v, w.as_deref(), work, fit)?;
-    Ok(Ok((forest, timings)))
-}
-
-/// The pieces of an array as one slice: the piece itself where there is one (a
-/// range of the caller's arrays: copying it would cost more than solving it), else
-/// the pieces copied one after the other (two forests).
-fn joined<'a, T: Copy + Send + Sync>(pieces: &[&'a [T]]) -> Result<std::borrow::Cow<'a, [T]>> {
-    if let [piece] = pieces {
-        return Ok(std::borrow::Cow::Borrowed(piece));
-    }
-    let total = pieces.iter().map(|p| p.len()).sum();
-    let all = alloc::par_collect(
-        (0..total).into_par_iter().map(|i| {
-            let mut i = i;
-            for piece in pieces {
-                if i < piece.len() {
-                    return piece[i];
-                }
-                i -= piece.len();
-            }
-            unreachable!("an index below the pieces' total length")
-        }),
-        "a device's edges joined",
-    )?;
-    Ok(std::borrow::Cow::Owned(all))
-}
-
-/// The order in which the host checks an edge list: every u, then every v, then the
-/// weights, each from the first edge on.
-fn named_first(finding: Finding) -> (u8, usize) {
-    match finding {
-        Finding::EndOutOfRange { u: true, edge, .. } => (0, edge),
-        Finding::EndOutOfRange { u: false, edge, .. } => (1, edge),
-        Finding::NanWeight { edge } => (2, edge),
+fn reject_nan(weights: Option<Weights<'_>>, m: usize) -> Result<()> {
+    match weights {
+        Some(Weights::F32(w)) => prepare::reject_nan(w, None, m),
+        Some(Weights::F64(w)) => prepare::reject_nan(w, None, m),
+        _ => Ok(()),
     }
 }
 
-/// A finding of a range that starts at `start`, as a position of the whole list.
-fn shifted(finding: Finding, start: usize) -> Finding {
-    match finding {
-        Finding::EndOutOfRange { u, edge, value } => Finding::EndOutOfRange {
-            u,
-            edge: edge + start,
-            value,
-        },
-        Finding::NanWeight { edge } => Finding::NanWeight { edge: edge + start },
+/// `values[p]` for each of `positions`.
+fn gather_u32(values: &[u32], positions: &[u64]) -> Result<Vec<u32>> {
+    crate::alloc::par_collect(
+        positions.par_iter().map(|&p| values[p as usize]),
+        "two forests' edges",
+    )
+}
+
+fn gather_u64(values: &[u64], positions: &[u64]) -> Result<Vec<u64>> {
+    crate::alloc::par_collect(
+        positions.par_iter().map(|&p| values[p as usize]),
+        "two forests' weights",
+    )
+}
+
+/// The weights at `positions`, gathered as their bits (two instances for six types).
+fn gather_weights(weights: Weights<'_>, positions: &[u64]) -> Result<WeightVec> {
+    /// `values` viewed as the unsigned integers of their size.
+    ///
+    /// # Safety
+    /// `T` and `B` are plain numbers of the same size and alignment.
+    unsafe fn bits<T, B>(values: &[T]) -> &[B] {
+        debug_assert_eq!(std::mem::size_of::<T>(), std::mem::size_of::<B>());
+        // SAFETY: same size and alignment (the caller's promise); every bit pattern is
+        // a valid B.
+        unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), values.len()) }
     }
+    /// `values` of the unsigned integers of their size as a vector of `T`.
+    ///
+    /// # Safety
+    /// As for `bits`, and every bit pattern is a valid `T`.
+    unsafe fn from_bits<B, T>(values: Vec<B>) -> Vec<T> {
+        let mut values = std::mem::ManuallyDrop::new(values);
+        // SAFETY: the allocation's layout is that of `len` (or `capacity`) Ts too.
+        unsafe { Vec::from_raw_parts(values.as_mut_ptr().cast(), values.len(), values.capacity()) }
+    }
+    // SAFETY (each arm): i32/f32 are u32-sized and -aligned, i64/f64 u64-sized and
+    // -aligned; every bit pattern of either is a valid value of the other.
+    Ok(unsafe {
+        match weights {
+            Weights::U32(w) => WeightVec::U32(gather_u32(w, positions)?),
+            Weights::I32(w) => WeightVec::I32(from_bits(gather_u32(bits(w), positions)?)),
+            Weights::F32(w) => WeightVec::F32(from_bits(gather_u32(bits(w), positions)?)),
+            Weights::U64(w) => WeightVec::U64(gather_u64(w, positions)?),
+            Weights::I64(w) => WeightVec::I64(from_bits(gather_u64(bits(w), positions)?)),
+            Weights::F64(w) => WeightVec::F64(from_bits(gather_u64(bits(w), positions)?)),
+        }
+    })
 }
 
 /// Timings of work that ran beside `total`'s: the longer of each.
-fn at_the_same_time(total: &mut DeviceTimings, part: &DeviceTimings) {
+fn at_the_same_time(total: &mut DeviceTimings, part: Option<DeviceTimings>) {
+    let Some(part) = part else { return };
     total.upload_ms = total.upload_ms.max(part.upload_ms);
     total.compute_ms = total.compute_ms.max(part.compute_ms);
     total.download_ms = total.download_ms.max(part.download_ms);
@@ -332,4 +251,37 @@ fn at_the_same_time(total: &mut DeviceTimings, part: &DeviceTimings) {
         (a, b) => a.or(b),
     };
     total.peak_device_bytes = total.peak_device_bytes.max(part.peak_device_bytes);
+}
+
+impl Solver<'_> {
+    /// How many devices it has (the CPU: one).
+    fn devices(self) -> usize {
+        match self {
+            Solver::Cpu => 1,
+            Solver::OpenCl(tiers) => tiers.len(),
+            Solver::Cuda(tiers) => tiers.len(),
+        }
+    }
+
+    /// Its device `d` alone.
+    fn device(self, d: usize) -> Self {
+        match self {
+            Solver::Cpu => Solver::Cpu,
+            Solver::OpenCl(tiers) => Solver::OpenCl(std::slice::from_ref(&tiers[d])),
+            Solver::Cuda(tiers) => Solver::Cuda(std::slice::from_ref(&tiers[d])),
+        }
+    }
+
+    /// The most edges its first device takes in one call for a graph of `n` vertices.
+    fn edges_that_fit(self, n: usize, algorithm: Algorithm, weights: Option<DType>) -> usize {
+        match self {
+            Solver::Cpu => usize::MAX,
+            Solver::OpenCl(tiers) => {
+                resident::host_edges_that_fit_sized(tiers[0], n, algorithm, weights)
+            }
+            Solver::Cuda(tiers) => {
+                resident::host_edges_that_fit_sized(tiers[0], n, algorithm, weights)
+            }
+        }
+    }
 }

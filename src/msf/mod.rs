@@ -210,30 +210,35 @@ pub(crate) fn minimum_spanning_forest(
     options: &MsfOptions,
     solver: Solver<'_>,
 ) -> Result<Forest> {
-    // A GPU tier checks an edge list's ends on the device (same messages), unless the
-    // host runs the algorithm or renumbers the vertices first.
-    let device_checks_ends = match (graph, solver) {
-        (
-            Graph::EdgeList {
-                num_vertices, u, ..
-            },
-            Solver::OpenCl(_) | Solver::Cuda(_),
-        ) => {
-            !matches!(options.algorithm, Algorithm::Kruskal | Algorithm::Prim)
-                && prepare::keeps_vertex_numbers(*num_vertices, u.len())
-        }
-        _ => false,
-    };
-    let ends = profile::span("validate", || {
-        prepare::endpoints(graph, options.unweighted, !device_checks_ends)
-    })?;
     let weights = match graph {
         Graph::EdgeList { weights, .. } | Graph::Csr { weights, .. } => {
             weights.filter(|_| !options.unweighted)
         }
     };
-    let (edges, num_vertices, device_timings) =
-        with_weights!(weights, w => solve_typed(ends, w, options, solver))?;
+    let (edges, num_vertices, device_timings) = match across_devices::solve(graph, options, solver)?
+    {
+        Some(split) => (split.edges, graph.num_vertices(), split.timings),
+        None => {
+            // A GPU tier checks an edge list's ends on the device (same messages),
+            // unless the host runs the algorithm or renumbers the vertices first.
+            let device_checks_ends = match (graph, solver) {
+                (
+                    Graph::EdgeList {
+                        num_vertices, u, ..
+                    },
+                    Solver::OpenCl(_) | Solver::Cuda(_),
+                ) => {
+                    !matches!(options.algorithm, Algorithm::Kruskal | Algorithm::Prim)
+                        && prepare::keeps_vertex_numbers(*num_vertices, u.len())
+                }
+                _ => false,
+            };
+            let ends = profile::span("validate", || {
+                prepare::endpoints(graph, options.unweighted, !device_checks_ends)
+            })?;
+            with_weights!(weights, w => solve_typed(ends, w, options, solver))?
+        }
+    };
     let total_weight = profile::span(
         "total weight",
         || with_weights!(weights, w => total_weight(w, &edges)),
@@ -259,12 +264,11 @@ pub(crate) fn minimum_spanning_forest(
 /// numbers the forest (the pipeline of graphs already in device memory); Prim, whose
 /// adjacency the host builds, takes the host's keys.
 fn solve_on_gpu<D: Device, W: WeightKey + Element>(
-    tiers: &[&Gpu<D>],
+    tier: &Gpu<D>,
     ends: prepare::Endpoints<'_>,
     weights: Option<&[W]>,
     options: &MsfOptions,
 ) -> Result<(Vec<u64>, Option<DeviceTimings>)> {
-    let tier = tiers[0];
     let m = ends.u.len();
     let algorithm = options.algorithm;
     let ids = ends.ids.as_deref();
@@ -305,30 +309,10 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
         algorithm,
         descending: options.maximum,
         forest_weights: false,
-        forest_ends: false,
         device_clock: true,
     };
     let n = ends.num_vertices;
     let fit = resident::host_edges_that_fit::<D, W>(tier, n, algorithm, weights.is_some());
-    if across_devices::worth_splitting(m, n, tiers.len(), m <= fit) {
-        let (outcome, positions) = profile::span("device solve across devices", || {
-            across_devices::solve(
-                tiers,
-                n,
-                &ends.u,
-                &ends.v,
-                weights.as_deref(),
-                &work,
-                ends.ends_checked,
-            )
-        })?;
-        return match outcome {
-            ResidentOutcome::Forest { timings, .. } => {
-                Ok((positions_to_ids(positions, ids), Some(timings)))
-            }
-            ResidentOutcome::Invalid(finding) => Err(on_device::finding_error(finding, n, ids)),
-        };
-    }
     // In partitions where the device holds the vertices' arrays and room for twice a
     // forest (each partition then brings at least n - 1 new edges); otherwise the one
     // call below refuses the graph with the sizes.
@@ -341,7 +325,7 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
         if let (Some(w), None) = (&weights, ids) {
             prepare::reject_nan(w, None, m)?;
         }
-        let (forest, timings) = profile::span("device solve in partitions", || {
+        let (positions, timings) = profile::span("device solve in partitions", || {
             partitioned::solve_in_partitions(
                 tier,
                 n,
@@ -352,7 +336,7 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
                 fit,
             )
         })?;
-        return Ok((positions_to_ids(forest.positions, ids), Some(timings)));
+        return Ok((positions_to_ids(positions, ids), Some(timings)));
     }
     let (outcome, positions) = profile::span("device solve", || {
         let weights: Option<[&[W]; 1]> = weights.as_deref().map(|w| [w]);
@@ -401,11 +385,12 @@ fn solve_typed<W: WeightKey + Element>(
     };
     // The vertex count reported is the caller's, not the renumbered one.
     let solved = match solver {
+        // Several devices share only graphs too large for the first (`across_devices`).
         Solver::OpenCl(tiers) if options.algorithm != Algorithm::Kruskal => {
-            solve_on_gpu(tiers, ends, weights, options)
+            solve_on_gpu(tiers[0], ends, weights, options)
         }
         Solver::Cuda(tiers) if options.algorithm != Algorithm::Kruskal => {
-            solve_on_gpu(tiers, ends, weights, options)
+            solve_on_gpu(tiers[0], ends, weights, options)
         }
         _ => solve_on_cpu(ends, weights, options),
     };

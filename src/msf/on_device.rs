@@ -91,7 +91,6 @@ pub(crate) unsafe fn minimum_spanning_forest_on_device<D: Device>(
             algorithm: options.algorithm,
             descending: options.maximum,
             forest_weights: output.total_weight,
-            forest_ends: false,
             // The device clock costs a wait of its own; this path reports the host's.
             device_clock: false,
         },
@@ -137,7 +136,6 @@ unsafe fn solve<D: Device, W: Element + WeightKey>(
             count,
             weights,
             timings,
-            ..
         } => {
             let total = weights.map(|w| sum_of_weights(w.len(), |i| w[i]));
             Ok((count, total, timings))

@@ -19,7 +19,7 @@ use crate::tier::gpu::{Device, Gpu};
 use crate::types::Element;
 use crate::{alloc, Error};
 
-/// The forest (edge positions ascending, and their arrays) of the edge list `u`, `v`, `weights` over
+/// The forest's edge positions (ascending) of the edge list `u`, `v`, `weights` over
 /// `n` vertices, solved in partitions that leave room for the forest within `fit`
 /// edges (`fit` > n - 1). The caller has checked the ends and weights on the host: a
 /// partition's device sees only its part, and the first bad edge of the whole list is
@@ -32,11 +32,11 @@ pub(super) fn solve_in_partitions<D: Device, W: Element>(
     weights: Option<&[W]>,
     work: &Work,
     fit: usize,
-) -> Result<(ForestArrays<W>, DeviceTimings)> {
+) -> Result<(Vec<u64>, DeviceTimings)> {
     let m = u.len();
     let mut timings = DeviceTimings::default();
     // The forest so far: its edges' positions in the whole list, and their arrays.
-    let mut forest = ForestArrays::<W>::default();
+    let mut forest = Carried::<W>::default();
     let mut start = 0;
     while start < m {
         let end = m.min(start + (fit - forest.positions.len()));
@@ -58,21 +58,19 @@ pub(super) fn solve_in_partitions<D: Device, W: Element>(
         forest = forest.next(&chosen, start, u, v, weights)?;
         start = end;
     }
-    Ok((forest, timings))
+    Ok((forest.positions, timings))
 }
 
-/// A forest of an edge list: its edges' positions in the list (ascending) and their
-/// ends and weights (none for an unweighted list). The forest carried from one
-/// partition into the next, and the one a device brings back for a merge.
+/// The forest carried from one partition into the next.
 #[derive(Default)]
-pub(super) struct ForestArrays<W> {
-    pub positions: Vec<u64>,
-    pub u: Vec<u32>,
-    pub v: Vec<u32>,
-    pub w: Vec<W>,
+struct Carried<W> {
+    positions: Vec<u64>,
+    u: Vec<u32>,
+    v: Vec<u32>,
+    w: Vec<W>,
 }
 
-impl<W: Copy + Send + Sync> ForestArrays<W> {
+impl<W: Copy + Send + Sync> Carried<W> {
     /// The forest of a call on this forest followed by the edges from `start` on:
     /// `chosen` are positions in that call (below the forest's length: its own edges).
     fn next(
@@ -113,7 +111,7 @@ impl<W: Copy + Send + Sync> ForestArrays<W> {
             }),
             "the forest carried to the next partition",
         )?;
-        Ok(ForestArrays {
+        Ok(Carried {
             positions,
             u: take(chosen, source, &self.u, u)?,
             v: take(chosen, source, &self.v, v)?,

@@ -55,8 +55,6 @@ pub(crate) enum ResidentOutcome<W> {
         count: usize,
         /// Their weights in the same order, when asked for (and the graph has some).
         weights: Option<Vec<W>>,
-        /// Their ends (u, v) in the same order, when asked for.
-        ends: Option<(Vec<u32>, Vec<u32>)>,
         timings: DeviceTimings,
     },
     Invalid(Finding),
@@ -103,7 +101,6 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
         return Ok(ResidentOutcome::Forest {
             count: 0,
             weights: request.work.forest_weights.then(Vec::new),
-            ends: request.work.forest_ends.then(Default::default),
             timings: DeviceTimings::default(),
         });
     }
@@ -171,8 +168,7 @@ pub(crate) fn solve_host<D: Device, W: Element>(
         return Ok((
             ResidentOutcome::Forest {
                 count: 0,
-                weights: work.forest_weights.then(Vec::new),
-                ends: work.forest_ends.then(Default::default),
+                weights: None,
                 timings,
             },
             Vec::new(),
@@ -230,9 +226,20 @@ pub(crate) fn host_edges_that_fit<D: Device, W: Element>(
     algorithm: Algorithm,
     weighted: bool,
 ) -> usize {
-    let (per_edge, per_vertex) = working_set(algorithm, key_bytes::<W>(weighted));
+    host_edges_that_fit_sized(tier, n, algorithm, weighted.then_some(W::DTYPE))
+}
+
+/// [`host_edges_that_fit`] for weights of type `weights` (None: unweighted).
+pub(crate) fn host_edges_that_fit_sized<D: Device>(
+    tier: &Gpu<D>,
+    n: usize,
+    algorithm: Algorithm,
+    weights: Option<DType>,
+) -> usize {
+    let size = weights.map_or(0, |d| d.size());
+    let (per_edge, per_vertex) = working_set(algorithm, size.max(4) * (size > 0) as usize);
     // Gpumst's own copies: the weights as uploaded, and a forest id per vertex at most.
-    let per_edge = per_edge + if weighted { W::DTYPE.size() as u64 } else { 0 };
+    let per_edge = per_edge + size as u64;
     let fixed = n as u64 * (per_vertex + 8);
     let memory = tier.settings.global_memory;
     if fixed >= memory {
@@ -251,8 +258,6 @@ pub(crate) struct Work {
     pub descending: bool,
     /// Also bring the forest's weights to the host (for its total weight).
     pub forest_weights: bool,
-    /// Also bring the forest's ends to the host (for a merge with another forest).
-    pub forest_ends: bool,
     /// Time the algorithm by the device's clock too (a wait of its own).
     pub device_clock: bool,
 }
@@ -464,15 +469,8 @@ fn solve_arrays<D: Device, W: Element>(
     }
     let forest_weights = match (ids, &weights) {
         (Some(ids), Some(w)) if work.forest_weights => {
-            Some(gather_by_ids(tier, &program, w, ids, count)?)
+            Some(gather_weights(tier, &program, w, ids, count)?)
         }
-        _ => None,
-    };
-    let ends = match ids {
-        Some(ids) if work.forest_ends => Some((
-            gather_by_ids(tier, &program, &eu, ids, count)?,
-            gather_by_ids(tier, &program, &ev, ids, count)?,
-        )),
         _ => None,
     };
     timings.download_ms = watch.lap();
@@ -480,7 +478,6 @@ fn solve_arrays<D: Device, W: Element>(
     Ok(ResidentOutcome::Forest {
         count,
         weights: forest_weights.or_else(|| work.forest_weights.then(Vec::new)),
-        ends: ends.or_else(|| work.forest_ends.then(Default::default)),
         timings,
     })
 }
@@ -505,9 +502,8 @@ fn first_finding<D: Device>(
     }))
 }
 
-/// `values` of the forest's `count` edges (ids in `ids`), in that order: weights or
-/// ends (4- or 8-byte elements).
-fn gather_by_ids<D: Device, W: Plain>(
+/// The weights of the forest's `count` edges (ids in `ids`), in that order.
+fn gather_weights<D: Device, W: Element>(
     tier: &Gpu<D>,
     program: &D::Program,
     weights: &DeviceBuffer<D, W>,
@@ -527,14 +523,11 @@ fn gather_by_ids<D: Device, W: Plain>(
             weights.arg(),
             ids.arg(),
             Arg::U32(count as u32),
-            Arg::U32((std::mem::size_of::<W>() == 8) as u32),
+            Arg::U32((W::DTYPE.size() == 8) as u32),
             gathered.arg(),
         ],
     )?;
-    // Zeroed pages, first touched by the copy's threads (as the ids' are).
-    // SAFETY: `Plain` types are numbers (u8 and the six element types), valid when
-    // all zero.
-    let mut host = unsafe { alloc::zeroed_unchecked::<W>(count, "the forest's weights or ends")? };
+    let mut host = alloc::filled(count, W::default(), "the forest's weights")?;
     tier.read(&gathered, &mut host)?;
     Ok(host)
 }
