@@ -325,8 +325,9 @@ struct ContextOptions {
     // The most device memory (bytes) a GPU tier may use for one call; 0: the device's.
     // A forest larger than it is computed a partition of the edges at a time.
     std::uint64_t device_memory_limit = 0;
-    // Several devices of the GPU tier (the first replaces `device`): a large graph's
-    // forest is split across them. Empty: `device` alone; see also all_devices.
+    // Several devices of the GPU tier (the first replaces `device`; everything runs
+    // on it, and a forest is split across them where GPUMST_SPLIT_MIN_EDGES asks for
+    // it). Empty: `device` alone; see also all_devices.
     std::vector<std::uint32_t> devices;
     // Every usable device of the tier like `device`'s (overrides `devices`).
     bool all_devices = false;

@@ -28,9 +28,10 @@ pub struct Options {
     /// partition of the edges at a time (same forest), where the vertices' own arrays
     /// fit; primitives larger than it fail with `OutOfMemory`.
     pub device_memory_limit: u64,
-    /// The GPUs of the chosen tier the context uses. A minimum spanning forest of a
-    /// large graph in host memory is split across them (see [`Devices`]); every other
-    /// operation runs on the first.
+    /// The GPUs of the chosen tier the context opens. Everything runs on the first; a
+    /// minimum spanning forest of an edge list is split across them (same forest)
+    /// where `GPUMST_SPLIT_MIN_EDGES` asks for it (measured so far, a split was slower
+    /// than one device).
     pub devices: Devices,
 }
 

@@ -74,9 +74,10 @@ type Options struct {
 	// one call; 0 means the device's. A minimum spanning forest larger than it
 	// is computed a partition of the edges at a time (the same forest).
 	DeviceMemoryLimit uint64
-	// Devices lists several GPUs of the tier (the first replaces Device): the
-	// minimum spanning forest of a large graph is split across them (the same
-	// forest). Empty means Device alone. The CPU tier ignores it.
+	// Devices lists several GPUs of the tier (the first replaces Device).
+	// Everything runs on the first; a minimum spanning forest is split across
+	// them (the same forest) where GPUMST_SPLIT_MIN_EDGES asks for it. Empty
+	// means Device alone. The CPU tier ignores it.
 	Devices []int
 	// AllDevices uses every usable GPU of the tier like Device's (overrides Devices).
 	AllDevices bool

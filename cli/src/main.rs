@@ -328,8 +328,8 @@ struct MsfRun {
     /// larger is solved a partition of its edges at a time (0 = the device's memory).
     #[arg(long, default_value_t = 0)]
     device_memory_limit: u64,
-    /// GPUs of the tier to use, e.g. 0,1, or all: a large graph's forest is split
-    /// across them (default: device 0 alone).
+    /// GPUs of the tier to open, e.g. 0,1, or all (default: device 0 alone); the
+    /// forest is split across them where GPUMST_SPLIT_MIN_EDGES asks for it.
     #[arg(long, value_parser = parse_devices)]
     devices: Option<Devices>,
 }

@@ -11,13 +11,13 @@
 //! left neighbour's, a forest's stay ascending), so ties fall as in one call, and the
 //! forest is the one-device forest edge for edge.
 //!
-//! A graph is split only where it does not fit the first device's memory (or its
-//! cap): one device would solve it a partition after another, each carrying the
-//! forest so far; split, every device takes its share of the partitions at once. A
-//! graph that fits one device stays there: measured on two H200s (docs/
-//! performance-log.md, issue 21), with the ranges' forests coming back through the
-//! host for the merge, a split R-MAT scale 24 (268M edges) took 136 ms end to end
-//! against 100 ms on one device, and uniform random and smaller graphs lost more.
+//! Splitting is off unless `GPUMST_SPLIT_MIN_EDGES` asks for it: measured on two H200s
+//! (docs/performance-log.md, issue 21), every split graph took longer end to end than
+//! on one device, 1.1-2x, whether it fit one device or not (R-MAT 22 capped so that
+//! each half fits a device: 50-54 ms on one, 75-90 ms split): the host's memory bounds
+//! a call from host arrays, and the host's checks of the whole list and its gathers of
+//! the forests for the merges cost more than the second device saves. Merging in
+//! device memory (peer copies) is what would change it.
 //!
 //! Nothing here is generic over the weight type or the device kind: the split is
 //! compiled once (compiled per weight type and device kind it was 0.4 MB of the
@@ -28,8 +28,7 @@ use rayon::prelude::*;
 
 use super::{minimum_spanning_forest, partitioned, prepare, DeviceTimings, MsfOptions, Solver};
 use crate::graph::{Graph, WeightVec, Weights};
-use crate::tier::gpu::msf::resident;
-use crate::types::{Algorithm, DType};
+use crate::types::Algorithm;
 use crate::{profile, Error, Result};
 
 /// A split forest: its edge ids (ascending) and the devices' timings (the longest of
@@ -40,10 +39,9 @@ pub(super) struct Split {
 }
 
 /// The forest of `graph` split across `solver`'s devices, or None where it is not
-/// split: one device, a CSR graph, Kruskal or Prim, a graph that fits the first
-/// device, or shares of less than twice a forest (the merges would redo the work).
-/// `GPUMST_SPLIT_MIN_EDGES` (a test knob) also splits graphs that fit, from that many
-/// edges per device, so that small graphs exercise the split.
+/// split: one device, a CSR graph, Kruskal or Prim, shares of less than twice a forest
+/// (the merges would redo the work), or fewer edges per device than
+/// `GPUMST_SPLIT_MIN_EDGES` asks for (unset: never; see the module's documentation).
 pub(super) fn solve(
     graph: &Graph<'_>,
     options: &MsfOptions,
@@ -60,20 +58,17 @@ pub(super) fn solve(
     };
     let p = solver.devices();
     let m = u.len();
+    let split_from = std::env::var("GPUMST_SPLIT_MIN_EDGES")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok());
     if p < 2
         || matches!(options.algorithm, Algorithm::Kruskal | Algorithm::Prim)
         || m / p < 2 * n.max(1)
+        || !split_from.is_some_and(|least| m / p >= least)
     {
         return Ok(None);
     }
     let weights = weights.filter(|_| !options.unweighted);
-    let fits_first = m <= solver.edges_that_fit(n, options.algorithm, weights.map(|w| w.dtype()));
-    let forced_from = std::env::var("GPUMST_SPLIT_MIN_EDGES")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok());
-    if fits_first && !forced_from.is_some_and(|least| m / p >= least) {
-        return Ok(None);
-    }
     profile::span("validate", || {
         prepare::endpoints(graph, options.unweighted, true)?;
         reject_nan(weights, m)
@@ -269,19 +264,6 @@ impl Solver<'_> {
             Solver::Cpu => Solver::Cpu,
             Solver::OpenCl(tiers) => Solver::OpenCl(std::slice::from_ref(&tiers[d])),
             Solver::Cuda(tiers) => Solver::Cuda(std::slice::from_ref(&tiers[d])),
-        }
-    }
-
-    /// The most edges its first device takes in one call for a graph of `n` vertices.
-    fn edges_that_fit(self, n: usize, algorithm: Algorithm, weights: Option<DType>) -> usize {
-        match self {
-            Solver::Cpu => usize::MAX,
-            Solver::OpenCl(tiers) => {
-                resident::host_edges_that_fit_sized(tiers[0], n, algorithm, weights)
-            }
-            Solver::Cuda(tiers) => {
-                resident::host_edges_that_fit_sized(tiers[0], n, algorithm, weights)
-            }
         }
     }
 }

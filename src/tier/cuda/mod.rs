@@ -198,10 +198,6 @@ const TRANSFER_MIN_BYTES: usize = 1 << 20;
 struct TransferRing {
     buffers: [*mut u8; TRANSFER_BUFFERS],
     events: [sys::CUevent; TRANSFER_BUFFERS],
-    /// The buffer the next upload starts in: consecutive uploads (a graph's arrays, one
-    /// after another) alternate buffers instead of each waiting for the last one's
-    /// device copy to end before filling the same buffer.
-    next: usize,
 }
 
 impl TransferRing {
@@ -211,7 +207,6 @@ impl TransferRing {
         let mut ring = TransferRing {
             buffers: [std::ptr::null_mut(); TRANSFER_BUFFERS],
             events: [std::ptr::null_mut(); TRANSFER_BUFFERS],
-            next: 0,
         };
         for k in 0..TRANSFER_BUFFERS {
             // SAFETY: a plain page-locked allocation, freed in Drop (a null entry is
@@ -718,8 +713,7 @@ impl CudaDevice {
     ) -> Result<()> {
         let size = chunk_for(data.len());
         for (i, chunk) in data.chunks(size).enumerate() {
-            let k = ring.next;
-            ring.next = (k + 1) % TRANSFER_BUFFERS;
+            let k = i % TRANSFER_BUFFERS;
             ring.wait(k)?;
             // SAFETY: the buffer's last device copy is over (waited for just above), and
             // a chunk is at most a buffer's size.

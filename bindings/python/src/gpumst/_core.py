@@ -199,8 +199,9 @@ class Context:
     tier may use for one call (0: the device's); a minimum spanning forest larger
     than it is computed a partition of the edges at a time, giving the same forest.
     ``devices``: several GPUs of the tier, as a list of indices (the first replaces
-    ``device``) or ``"all"`` (every usable one like ``device``); a large graph's forest
-    is then split across them (the same forest). The CPU tier ignores it.
+    ``device``) or ``"all"`` (every usable one like ``device``). Everything runs on the
+    first; a forest is split across them (the same forest) where the environment
+    variable ``GPUMST_SPLIT_MIN_EDGES`` asks for it. The CPU tier ignores it.
 
     Every method may be called from several Python threads at once; the GIL is released
     while the library works. ``close()`` (or leaving a ``with`` block) releases the

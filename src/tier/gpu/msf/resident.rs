@@ -226,20 +226,9 @@ pub(crate) fn host_edges_that_fit<D: Device, W: Element>(
     algorithm: Algorithm,
     weighted: bool,
 ) -> usize {
-    host_edges_that_fit_sized(tier, n, algorithm, weighted.then_some(W::DTYPE))
-}
-
-/// [`host_edges_that_fit`] for weights of type `weights` (None: unweighted).
-pub(crate) fn host_edges_that_fit_sized<D: Device>(
-    tier: &Gpu<D>,
-    n: usize,
-    algorithm: Algorithm,
-    weights: Option<DType>,
-) -> usize {
-    let size = weights.map_or(0, |d| d.size());
-    let (per_edge, per_vertex) = working_set(algorithm, size.max(4) * (size > 0) as usize);
+    let (per_edge, per_vertex) = working_set(algorithm, key_bytes::<W>(weighted));
     // Gpumst's own copies: the weights as uploaded, and a forest id per vertex at most.
-    let per_edge = per_edge + size as u64;
+    let per_edge = per_edge + if weighted { W::DTYPE.size() as u64 } else { 0 };
     let fixed = n as u64 * (per_vertex + 8);
     let memory = tier.settings.global_memory;
     if fixed >= memory {
