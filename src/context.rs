@@ -78,8 +78,8 @@ pub(crate) enum Segments<'a> {
 /// An opened library context. Every method may be called from many threads at once.
 pub struct Context {
     backends: Vec<Backend>,
-    /// Further devices of the first backend's GPU tier (`Options::devices`), which
-    /// share minimum spanning forests of large graphs with it.
+    /// Further devices of the first backend's GPU tier (`Options::devices`), for
+    /// forests split across devices (`msf/across_devices.rs`).
     more_devices: Vec<Backend>,
     skipped: Vec<(Tier, String)>,
     forced: bool,
