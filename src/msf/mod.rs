@@ -147,8 +147,8 @@ macro_rules! with_weights {
 #[derive(Clone, Copy)]
 pub(crate) enum Solver<'a> {
     Cpu,
-    /// A GPU tier's devices: the first runs everything, the others share the forests
-    /// of large graphs with it (`across_devices.rs`).
+    /// A GPU tier's devices: the first runs everything, the others take part in
+    /// forests split across devices (`across_devices.rs`).
     OpenCl(&'a [&'a OpenClTier]),
     Cuda(&'a [&'a CudaTier]),
 }
@@ -385,7 +385,8 @@ fn solve_typed<W: WeightKey + Element>(
     };
     // The vertex count reported is the caller's, not the renumbered one.
     let solved = match solver {
-        // Several devices share only graphs too large for the first (`across_devices`).
+        // A forest split across devices was taken before (`across_devices`): here the
+        // first device solves the graph.
         Solver::OpenCl(tiers) if options.algorithm != Algorithm::Kruskal => {
             solve_on_gpu(tiers[0], ends, weights, options)
         }
