@@ -31,8 +31,9 @@
 #                                    # memcheck, 1 MB cap, R-MAT/random capped vs not)
 #   bash scripts/device.sh devices   # there: forests split across GPUs (suite on every
 #                                    # tier, memcheck on CUDA; then R-MAT and random
-#                                    # graphs on one GPU against all of them, uncapped
-#                                    # and capped); kind nvidia-h200-x2 (or -x4)
+#                                    # graphs on one GPU against a split over all of
+#                                    # them: GRAPHS, CAPS (device memory caps), ROUNDS,
+#                                    # REPEAT); kind nvidia-h200-x2 (or -x4)
 #   bash scripts/device.sh resident  # there: graphs and primitives in device memory:
 #                                    # tests/device_memory.rs on both GPU tiers (CUDA also
 #                                    # under compute-sanitizer memcheck), ffi-tests (C,
@@ -443,7 +444,9 @@ devices_there() {
             for name in ${GRAPHS:-rmat22 random22 rmat24 random24}; do
                 for cap in ${CAPS:-0}; do
                     for devices in 0 "$all"; do
-                        "$CARRY/bin/gpumst" msf "$work/$name.gmst" --backend cuda --repeat "${REPEAT:-5}" --json \
+                        # The split is off unless asked for (every split measured so
+                        # far was slower than one GPU): ask for it here.
+                        GPUMST_SPLIT_MIN_EDGES="${SPLIT_MIN_EDGES:-1}" "$CARRY/bin/gpumst" msf "$work/$name.gmst" --backend cuda --repeat "${REPEAT:-5}" --json \
                             --devices "$devices" --device-memory-limit "$cap" | python3 -c 'import json,sys
 j = json.load(sys.stdin); t = j["timings_ms"]
 print(sys.argv[1], "devices", sys.argv[2], "cap", sys.argv[3], j["edges"], "edges", j["total_weight"], " ".join(f"{k} {t[k]:.2f}" for k in ("upload", "compute", "download", "end_to_end")))' "$name" "$devices" "$cap" || status=1
