@@ -58,13 +58,12 @@ pub(super) fn solve(
     };
     let p = solver.devices();
     let m = u.len();
-    let split_from = std::env::var("GPUMST_SPLIT_MIN_EDGES")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok());
+    // The environment is read only for a context with several devices: every call
+    // passes here.
     if p < 2
         || matches!(options.algorithm, Algorithm::Kruskal | Algorithm::Prim)
         || m / p < 2 * n.max(1)
-        || !split_from.is_some_and(|least| m / p >= least)
+        || !split_min_edges().is_some_and(|least| m / p >= least)
     {
         return Ok(None);
     }
@@ -120,7 +119,7 @@ pub(super) fn solve(
                     crate::alloc::with_capacity(left.len() + right.len(), "two forests")?;
                 joined.extend_from_slice(left);
                 joined.extend_from_slice(right);
-                let (ju, jv) = (gather_u32(u, &joined)?, gather_u32(v, &joined)?);
+                let (ju, jv) = (gather::<u32>(u, &joined)?, gather::<u32>(v, &joined)?);
                 let jw = weights.map(|w| gather_weights(w, &joined)).transpose()?;
                 let pair = Graph::EdgeList {
                     num_vertices: n,
@@ -157,6 +156,13 @@ pub(super) fn solve(
     }))
 }
 
+/// `GPUMST_SPLIT_MIN_EDGES`: the fewest edges per device for a split (unset: none).
+fn split_min_edges() -> Option<usize> {
+    std::env::var("GPUMST_SPLIT_MIN_EDGES")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+}
+
 /// A part's forest (edge ids ascending) and its device's timings.
 type Part = (Vec<u64>, Option<DeviceTimings>);
 
@@ -186,17 +192,10 @@ fn reject_nan(weights: Option<Weights<'_>>, m: usize) -> Result<()> {
 }
 
 /// `values[p]` for each of `positions`.
-fn gather_u32(values: &[u32], positions: &[u64]) -> Result<Vec<u32>> {
+fn gather<T: Copy + Send + Sync>(values: &[T], positions: &[u64]) -> Result<Vec<T>> {
     crate::alloc::par_collect(
         positions.par_iter().map(|&p| values[p as usize]),
         "two forests' edges",
-    )
-}
-
-fn gather_u64(values: &[u64], positions: &[u64]) -> Result<Vec<u64>> {
-    crate::alloc::par_collect(
-        positions.par_iter().map(|&p| values[p as usize]),
-        "two forests' weights",
     )
 }
 
@@ -225,12 +224,12 @@ fn gather_weights(weights: Weights<'_>, positions: &[u64]) -> Result<WeightVec> 
     // -aligned; every bit pattern of either is a valid value of the other.
     Ok(unsafe {
         match weights {
-            Weights::U32(w) => WeightVec::U32(gather_u32(w, positions)?),
-            Weights::I32(w) => WeightVec::I32(from_bits(gather_u32(bits(w), positions)?)),
-            Weights::F32(w) => WeightVec::F32(from_bits(gather_u32(bits(w), positions)?)),
-            Weights::U64(w) => WeightVec::U64(gather_u64(w, positions)?),
-            Weights::I64(w) => WeightVec::I64(from_bits(gather_u64(bits(w), positions)?)),
-            Weights::F64(w) => WeightVec::F64(from_bits(gather_u64(bits(w), positions)?)),
+            Weights::U32(w) => WeightVec::U32(gather::<u32>(w, positions)?),
+            Weights::I32(w) => WeightVec::I32(from_bits(gather::<u32>(bits(w), positions)?)),
+            Weights::F32(w) => WeightVec::F32(from_bits(gather::<u32>(bits(w), positions)?)),
+            Weights::U64(w) => WeightVec::U64(gather::<u64>(w, positions)?),
+            Weights::I64(w) => WeightVec::I64(from_bits(gather::<u64>(bits(w), positions)?)),
+            Weights::F64(w) => WeightVec::F64(from_bits(gather::<u64>(bits(w), positions)?)),
         }
     })
 }
