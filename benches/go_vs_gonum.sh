@@ -5,7 +5,9 @@
 # Prints each benchmark's median time over COUNT runs and the ratios the issue marks:
 # path.Kruskal / gonumgraph.MinimumSpanningForest (conversion from the gonum graph and
 # writing dst included; mark >= 3x) and path.Kruskal / gpumst.MinimumSpanningForest
-# from slices (mark >= 20x).
+# from slices (mark >= 20x). It also times gonum-api-floor: only the gonum calls every
+# adaptor must make (list g's edges, add g's nodes to dst, write a forest known in
+# advance into dst), which bounds the first ratio from above.
 #
 # Usage: bash benches/go_vs_gonum.sh PREFIX [COUNT]      (PREFIX: an installed gpumst)
 #        GPUMST_GO_TEST_BINARY=path/to/gonumgraph.test bash benches/go_vs_gonum.sh - [COUNT]
@@ -46,4 +48,8 @@ for size in ("MSF1M", "MSF40K"):
         if f"{size}/{name}" in med:
             r = k / med[f"{size}/{name}"]
             print(f"{size}: path.Kruskal / {name} = {r:.1f}x (mark {mark}x{'' if size == 'MSF1M' else ', for the 1M graph'})")
+    floor = med.get(f"{size}/gonum-api-floor")
+    if floor is not None:
+        print(f"{size}: path.Kruskal / gonum-api-floor = {k / floor:.1f}x (the most any adaptor can reach: "
+              f"gonum's edge listing, AddNode and SetWeightedEdge alone, no computation)")
 PY
