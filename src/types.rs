@@ -192,6 +192,8 @@ pub fn beats_max<T: Element>(candidate: T, current: T) -> bool {
 /// A scan operator as a type, so each (op, type) pair compiles to its own loop.
 pub trait Monoid<T: Element>: Copy + Send + Sync + 'static {
     const IDENTITY: T;
+    /// The extreme this operator keeps, for `Min` and `Max` (`None` for `Sum`).
+    const EXTREME: Option<Extreme>;
     /// `earlier ⊕ later`; associative, not necessarily commutative (ties keep `earlier`).
     fn combine(earlier: T, later: T) -> T;
 }
@@ -205,6 +207,7 @@ pub struct MaxOp;
 
 impl<T: Element> Monoid<T> for SumOp {
     const IDENTITY: T = T::ZERO;
+    const EXTREME: Option<Extreme> = None;
     #[inline(always)]
     fn combine(earlier: T, later: T) -> T {
         earlier.add(later)
@@ -213,6 +216,7 @@ impl<T: Element> Monoid<T> for SumOp {
 
 impl<T: Element> Monoid<T> for MinOp {
     const IDENTITY: T = T::HIGHEST;
+    const EXTREME: Option<Extreme> = Some(Extreme::Min);
     #[inline(always)]
     fn combine(earlier: T, later: T) -> T {
         if beats_min(later, earlier) {
@@ -225,6 +229,7 @@ impl<T: Element> Monoid<T> for MinOp {
 
 impl<T: Element> Monoid<T> for MaxOp {
     const IDENTITY: T = T::LOWEST;
+    const EXTREME: Option<Extreme> = Some(Extreme::Max);
     #[inline(always)]
     fn combine(earlier: T, later: T) -> T {
         if beats_max(later, earlier) {

@@ -1,5 +1,7 @@
 //! The CPU tier: every primitive on a rayon pool owned by the context.
 
+#[cfg(target_arch = "x86_64")]
+mod extreme_blocks;
 mod reduce;
 mod scan;
 mod segments;

@@ -129,6 +129,14 @@ fn block_extreme<T: Element>(block: &[T], extreme: Extreme) -> (T, bool) {
     }
 }
 
+/// The extreme of a non-empty slice, as a left-to-right fold of `Min` or `Max` finds it:
+/// the first NaN if there is one, else the value at the extreme's first position (so
+/// of -0.0 and +0.0 the sign seen first).
+#[inline(never)]
+pub(super) fn first_extreme<T: Element>(data: &[T], extreme: Extreme) -> T {
+    arg_extreme_seq(data, 0, extreme).0
+}
+
 /// Sequential arg-extreme of a non-empty slice; indices are offset by `base`.
 ///
 /// Works block by block: the block's extreme by a lane fold (vectorizes; NaN is only

@@ -11,8 +11,9 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
+use super::reduce;
 use super::segments::Segmentation;
-use crate::types::{Element, Monoid, ScanKind};
+use crate::types::{DType, Element, Extreme, MaxOp, MinOp, Monoid, ScanKind};
 
 /// Bytes per chunk: small enough that a chunk and its output stay in a core's L2.
 const CHUNK_BYTES: usize = 128 * 1024;
@@ -61,11 +62,27 @@ fn reduce_chunk<T: Element, M: Monoid<T>>(
             has_head = true;
             acc = M::IDENTITY;
         }
-        acc = data[a - base..b - base]
-            .iter()
-            .fold(acc, |running, &x| M::combine(running, x));
+        let run = &data[a - base..b - base];
+        acc = match float_extreme::<T, M>() {
+            // The fold's value, found by compares that vectorize.
+            Some(extreme) if !run.is_empty() => {
+                M::combine(acc, reduce::first_extreme(run, extreme))
+            }
+            _ => run.iter().fold(acc, |running, &x| M::combine(running, x)),
+        };
     });
     (has_head, acc)
+}
+
+/// `M`'s extreme when `T` is a float type. A running float minimum or maximum is a
+/// serial chain of NaN-aware compares, several cycles per element, which the paths for
+/// them break up; integer compares are short enough as they are.
+#[inline(always)]
+fn float_extreme<T: Element, M: Monoid<T>>() -> Option<Extreme> {
+    match T::DTYPE {
+        DType::F32 | DType::F64 => M::EXTREME,
+        _ => None,
+    }
 }
 
 /// Scans `src` (or `dst` itself when `src` is `None`) into `dst`, entering with
@@ -87,23 +104,86 @@ fn scan_chunk<T: Element, M: Monoid<T>>(
             acc = M::IDENTITY;
         }
         let out = &mut dst[a - base..b - base];
-        acc = match src {
-            Some(src) => scan_run::<T, M>(
-                out.iter_mut().zip(src[a - base..b - base].iter().copied()),
-                acc,
-                kind,
-            ),
-            None => scan_run::<T, M>(
-                out.iter_mut().map(|x| {
-                    let value = *x;
-                    (x, value)
-                }),
-                acc,
-                kind,
-            ),
+        let input = src.map(|src| &src[a - base..b - base]);
+        acc = match float_extreme::<T, M>() {
+            Some(Extreme::Min) => extreme_scan_run::<T, false>(input, out, acc, kind),
+            Some(Extreme::Max) => extreme_scan_run::<T, true>(input, out, acc, kind),
+            None => plain_scan_run::<T, M>(input, out, acc, kind),
         };
     });
     acc
+}
+
+/// Scans `input` (or `out` itself when `None`) into `out`, one element after the other.
+#[inline(always)]
+fn plain_scan_run<T: Element, M: Monoid<T>>(
+    input: Option<&[T]>,
+    out: &mut [T],
+    acc: T,
+    kind: ScanKind,
+) -> T {
+    match input {
+        Some(input) => scan_run::<T, M>(out.iter_mut().zip(input.iter().copied()), acc, kind),
+        None => scan_run::<T, M>(
+            out.iter_mut().map(|x| {
+                let value = *x;
+                (x, value)
+            }),
+            acc,
+            kind,
+        ),
+    }
+}
+
+/// A float minimum or maximum scan of one run (`MAX` picks the operator), compiled
+/// once per float type and operator rather than into every scan variant: whole blocks
+/// by `extreme_blocks` where the CPU has SSE, element by element for a block holding a
+/// NaN, for the run's tail, and on other CPUs.
+#[inline(never)]
+fn extreme_scan_run<T: Element, const MAX: bool>(
+    input: Option<&[T]>,
+    out: &mut [T],
+    mut acc: T,
+    kind: ScanKind,
+) -> T {
+    let mut at = 0;
+    while at < out.len() {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let inclusive = matches!(kind, ScanKind::Inclusive);
+            let rest = input.map(|input| &input[at..]);
+            let (done, after) =
+                super::extreme_blocks::scan_blocks::<T, MAX>(rest, &mut out[at..], acc, inclusive);
+            (at, acc) = (at + done, after);
+        }
+        // What the blocks left: a block with a NaN, or less than a block.
+        #[cfg(target_arch = "x86_64")]
+        let end = out
+            .len()
+            .min(at + super::extreme_blocks::BLOCK_BYTES / std::mem::size_of::<T>());
+        #[cfg(not(target_arch = "x86_64"))]
+        let end = out.len();
+        let rest = input.map(|input| &input[at..end]);
+        acc = nan_aware_scan_run::<T, MAX>(rest, &mut out[at..end], acc, kind);
+        at = end;
+    }
+    acc
+}
+
+/// The element-by-element minimum or maximum scan, NaN-aware (`MinOp`'s and `MaxOp`'s
+/// `combine`).
+#[inline(always)]
+fn nan_aware_scan_run<T: Element, const MAX: bool>(
+    input: Option<&[T]>,
+    out: &mut [T],
+    acc: T,
+    kind: ScanKind,
+) -> T {
+    if MAX {
+        plain_scan_run::<T, MaxOp>(input, out, acc, kind)
+    } else {
+        plain_scan_run::<T, MinOp>(input, out, acc, kind)
+    }
 }
 
 /// Elements per piece of a streamed chunk: the piece is scanned into a buffer in L1,
