@@ -43,9 +43,11 @@ fn lane_chunks<T>(
 #[inline(always)]
 fn lane_fold<T: Element>(block: &[T], better: impl Fn(T, T) -> bool + Copy) -> (T, bool) {
     let pick = |m: T, x: T| if better(x, m) { x } else { m };
-    let mut best = [block[0]; LANES];
-    let mut nan = [false; LANES];
-    let (chunks, tail) = lane_chunks(block);
+    let (mut chunks, tail) = lane_chunks(block);
+    // The first chunk starts the lanes (a block has at least one).
+    let first = chunks.next().unwrap();
+    let mut best = *first;
+    let mut nan = first.map(|x| x.is_nan());
     for chunk in chunks {
         for l in 0..LANES {
             nan[l] |= chunk[l].is_nan();
