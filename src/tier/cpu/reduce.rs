@@ -149,7 +149,9 @@ fn arg_extreme_seq<T: Element>(data: &[T], base: usize, extreme: Extreme) -> (T,
         return arg_extreme_short(data, base, extreme);
     }
     let short = data.len() <= SHORT_LEN;
-    let mut best = (data[0], 0usize);
+    // The first block's extreme is the best so far whatever it is: a slice of one block
+    // (every short segment) compares nothing beyond its lanes.
+    let mut best = None::<(T, usize)>;
     let mut start = 0;
     while start < data.len() {
         // The last block takes the rest when a further one would be under LANES long.
@@ -163,16 +165,17 @@ fn arg_extreme_seq<T: Element>(data: &[T], base: usize, extreme: Extreme) -> (T,
         if has_nan {
             // The first NaN is final.
             let i = block.iter().position(|x| x.is_nan()).unwrap_or(0);
-            best = (block[i], start + i);
+            best = Some((block[i], start + i));
             break;
         }
-        if beats(extreme, candidate, best.0) {
+        if best.map_or(true, |(value, _)| beats(extreme, candidate, value)) {
             let i = first_index_of(block, candidate, short);
-            best = (block[i], start + i);
+            best = Some((block[i], start + i));
         }
         start = end;
     }
-    (best.0, base + best.1)
+    let (value, i) = best.expect("a slice of at least LANES elements has a block");
+    (value, base + i)
 }
 
 /// Plain loop for short slices (short segments), where block setup would dominate.
