@@ -144,7 +144,15 @@ pub(super) fn first_extreme<T: Element>(data: &[T], extreme: Extreme) -> T {
 /// Works block by block: the block's extreme by a lane fold (vectorizes; NaN is only
 /// noted there), then, only when the block improves on the best so far, the first
 /// position holding it; a block with a NaN ends the search at its first NaN.
+/// Not inlined: one compiled copy per element type serves every caller.
+#[inline(never)]
 fn arg_extreme_seq<T: Element>(data: &[T], base: usize, extreme: Extreme) -> (T, usize) {
+    arg_extreme_body(data, base, extreme)
+}
+
+/// [`arg_extreme_seq`]'s body, for callers compiled with other target features.
+#[inline(always)]
+fn arg_extreme_body<T: Element>(data: &[T], base: usize, extreme: Extreme) -> (T, usize) {
     if data.len() < LANES {
         return arg_extreme_short(data, base, extreme);
     }
@@ -219,6 +227,61 @@ fn arg_extreme_par<T: Element>(data: &[T], base: usize, extreme: Extreme) -> Opt
         })
 }
 
+/// Consecutive segments of a segmented arg-extreme: `offsets` holds their bounds.
+struct Segments<'a, T> {
+    data: &'a [T],
+    offsets: &'a [u64],
+    extreme: Extreme,
+    empty_value: T,
+}
+
+impl<T: Element> Segments<'_, T> {
+    /// Each segment's extreme and its first index into `values` and `indices`; a short
+    /// segment's by `seq` (an arg-extreme of a slice).
+    #[inline(always)]
+    fn reduce(
+        &self,
+        values: &mut [T],
+        indices: &mut [u64],
+        seq: impl Fn(&[T], usize, Extreme) -> (T, usize),
+    ) {
+        let (data, extreme) = (self.data, self.extreme);
+        let bounds = self.offsets.windows(2);
+        for ((value, index), bound) in values.iter_mut().zip(indices.iter_mut()).zip(bounds) {
+            let (start, end) = (bound[0] as usize, bound[1] as usize);
+            let result = match end - start {
+                0 => None,
+                1 => Some((data[start], start)),
+                len if len > TASK_LEN => arg_extreme_par(&data[start..end], start, extreme),
+                _ => Some(seq(&data[start..end], start, extreme)),
+            };
+            (*value, *index) = match result {
+                Some((v, i)) => (v, i as u64),
+                None => (self.empty_value, EMPTY_SEGMENT),
+            };
+        }
+    }
+
+    /// [`Segments::reduce`] with the arg-extreme of each short segment compiled for AVX2:
+    /// 32-bit lanes compare eight to an instruction, where SSE2 (the x86_64 baseline) has
+    /// four and no unsigned or 32-bit minimum at all. Used for 4-byte types, whose
+    /// short segments are bound by those compares.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn reduce_avx2(&self, values: &mut [T], indices: &mut [u64]) {
+        self.reduce(values, indices, |data, base, extreme| {
+            if data.len() <= SHORT_LEN {
+                arg_extreme_body(data, base, extreme)
+            } else {
+                arg_extreme_seq(data, base, extreme)
+            }
+        });
+    }
+}
+
 /// Per-segment arg-extreme over validated CSR `offsets`. An empty segment gets the
 /// operator's identity as its value and [`EMPTY_SEGMENT`] as its index.
 ///
@@ -239,20 +302,19 @@ pub(crate) fn segmented_arg_extreme<T: Element>(
     };
     // Reduces segments first.. into the given output slices.
     let reduce_block = |first: usize, values: &mut [T], indices: &mut [u64]| {
-        let bounds = offsets[first..=first + values.len()].windows(2);
-        for ((value, index), bound) in values.iter_mut().zip(indices.iter_mut()).zip(bounds) {
-            let (start, end) = (bound[0] as usize, bound[1] as usize);
-            let result = match end - start {
-                0 => None,
-                1 => Some((data[start], start)),
-                len if len > TASK_LEN => arg_extreme_par(&data[start..end], start, extreme),
-                _ => Some(arg_extreme_seq(&data[start..end], start, extreme)),
-            };
-            (*value, *index) = match result {
-                Some((v, i)) => (v, i as u64),
-                None => (empty_value, EMPTY_SEGMENT),
-            };
+        let segments = Segments {
+            data,
+            offsets: &offsets[first..=first + values.len()],
+            extreme,
+            empty_value,
+        };
+        #[cfg(target_arch = "x86_64")]
+        if std::mem::size_of::<T>() == 4 && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (just checked), all the function requires.
+            unsafe { segments.reduce_avx2(values, indices) };
+            return;
         }
+        segments.reduce(values, indices, arg_extreme_seq);
     };
     let segments = values.len();
     if data.len() <= TASK_LEN && segments <= TASK_LEN {
@@ -293,4 +355,90 @@ pub(crate) fn segmented_arg_extreme<T: Element>(
             .for_each(|(first, values, indices)| reduce_block(first, values, indices));
     });
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first index of the extreme of `data` (NaN the extreme), one element at a time.
+    fn reference<T: Element>(data: &[T], extreme: Extreme) -> Option<(T, usize)> {
+        let mut best: Option<(T, usize)> = None;
+        for (i, &x) in data.iter().enumerate() {
+            if best.map_or(true, |(b, _)| beats(extreme, x, b)) {
+                best = Some((x, i));
+            }
+        }
+        best
+    }
+
+    /// Segments of every length from 0 to past `SHORT_LEN`, through the plain loop and,
+    /// where the CPU has it, the AVX2 one (which the context picks for 4-byte types, so
+    /// the plain loop is not otherwise tested on them on such a CPU).
+    fn both_paths_agree<T: Element>(values_of: impl Fn(u64) -> T) {
+        let mut offsets = vec![0u64];
+        for len in (0..=SHORT_LEN + 20).chain([0, 1, 2, 15, 16, 17]) {
+            offsets.push(offsets.last().unwrap() + len as u64);
+        }
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let data: Vec<T> = (0..*offsets.last().unwrap())
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                values_of(state)
+            })
+            .collect();
+        for extreme in [Extreme::Min, Extreme::Max] {
+            let segments = Segments {
+                data: &data,
+                offsets: &offsets,
+                extreme,
+                empty_value: T::ZERO,
+            };
+            let count = offsets.len() - 1;
+            let mut plain = (vec![T::ZERO; count], vec![0u64; count]);
+            segments.reduce(&mut plain.0, &mut plain.1, arg_extreme_seq);
+            for (s, bound) in offsets.windows(2).enumerate() {
+                let (start, end) = (bound[0] as usize, bound[1] as usize);
+                let want = reference(&data[start..end], extreme)
+                    .map_or((T::ZERO.to_bits64(), EMPTY_SEGMENT), |(v, i)| {
+                        (v.to_bits64(), (start + i) as u64)
+                    });
+                assert_eq!((plain.0[s].to_bits64(), plain.1[s]), want, "segment {s}");
+            }
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                let mut avx2 = (vec![T::ZERO; count], vec![0u64; count]);
+                // SAFETY: the CPU has AVX2 (just checked).
+                unsafe { segments.reduce_avx2(&mut avx2.0, &mut avx2.1) };
+                assert_eq!(plain.1, avx2.1);
+                let bits = |v: &[T]| v.iter().map(|x| x.to_bits64()).collect::<Vec<_>>();
+                assert_eq!(bits(&plain.0), bits(&avx2.0));
+            } else {
+                eprintln!("both_paths_agree: AVX2 path SKIPPED: this CPU has no AVX2");
+            }
+        }
+    }
+
+    #[test]
+    fn short_segments_plain_and_avx2() {
+        // Few distinct values, so ties are common.
+        both_paths_agree(|r| (r % 7) as u32 * 0x2000_0000);
+        both_paths_agree(|r| (r % 5) as i32 - 2);
+        both_paths_agree(|r| match r % 11 {
+            0 => f32::NAN,
+            1 => -0.0,
+            2 => 0.0,
+            k => k as f32 - 6.0,
+        });
+        both_paths_agree(|r| r % 9);
+        both_paths_agree(|r| {
+            if r % 13 == 0 {
+                f64::NAN
+            } else {
+                (r % 4) as f64
+            }
+        });
+    }
 }
