@@ -4,6 +4,7 @@
 //! only a few words, plus the forest's weights when the caller wants its total.
 
 use std::borrow::Cow;
+use std::sync::{Arc, Condvar, Mutex};
 
 use super::{
     check_capacity, largest_buffer_per_edge, light_thresholds, working_set, DeviceKeys,
@@ -221,11 +222,18 @@ enum HostIds {
     /// Being written with zeros on a pool thread while the device works: the page
     /// faults of a fresh vector cost as much as a road graph's whole device time (NY on
     /// an H200: ~0.2 ms to allocate and ~0.2 ms to fill 2.1 MB after the device finished).
-    Touching(std::sync::mpsc::Receiver<Vec<u64>>),
+    Touching(Arc<IdsRoom>),
     /// Made when the forest's size is known, its pages left for the copy's threads to
     /// touch: one thread writing a large vector first cost more than the copy (33 MB:
     /// ~17 ms on the H100's host, against ~4 ms of device work to hide it behind).
     Later,
+}
+
+/// A vector handed over from the pool thread that writes it.
+#[derive(Default)]
+struct IdsRoom {
+    written: Mutex<Option<Vec<u64>>>,
+    done: Condvar,
 }
 
 /// The largest ids vector [`HostIds`] prepares while the device works.
@@ -233,32 +241,38 @@ const TOUCHED_IDS_MAX: usize = 1 << 20;
 
 impl HostIds {
     /// Starts preparing room for up to `capacity` ids (the allocation itself is made
-    /// here, on the caller's thread).
+    /// here, on the caller's thread). Not inlined, nor is `take`: one compiled copy
+    /// serves every device and weight type.
+    #[inline(never)]
     fn prepare(capacity: usize) -> Result<HostIds> {
         if capacity == 0 || capacity > TOUCHED_IDS_MAX {
             return Ok(HostIds::Later);
         }
-        let mut room = alloc::with_capacity::<u64>(capacity, "the forest's edge ids")?;
-        let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+        let mut ids = alloc::with_capacity::<u64>(capacity, "the forest's edge ids")?;
+        let room = Arc::new(IdsRoom::default());
+        let writer = room.clone();
         rayon::spawn(move || {
-            room.resize(capacity, 0);
-            // The receiver is gone when the call failed: the vector is dropped.
-            let _ = sender.send(room);
+            ids.resize(capacity, 0);
+            *writer.written.lock().unwrap_or_else(|e| e.into_inner()) = Some(ids);
+            writer.done.notify_one();
         });
-        Ok(HostIds::Touching(receiver))
+        Ok(HostIds::Touching(room))
     }
 
     /// Room for exactly `count` ids (at most the capacity prepared).
+    #[inline(never)]
     fn take(self, count: usize) -> Result<Vec<u64>> {
-        match self {
-            HostIds::Touching(receiver) => {
-                let mut room = receiver.recv().map_err(|_| {
-                    Error::internal("the thread preparing the forest's ids vector is gone")
-                })?;
-                room.truncate(count);
-                Ok(room)
+        let HostIds::Touching(room) = self else {
+            return alloc::zeroed::<u64>(count, "the forest's edge ids");
+        };
+        // Nothing panics while holding the lock, so a poisoned one still holds the truth.
+        let mut written = room.written.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(mut ids) = written.take() {
+                ids.truncate(count);
+                return Ok(ids);
             }
-            HostIds::Later => alloc::zeroed::<u64>(count, "the forest's edge ids"),
+            written = room.done.wait(written).unwrap_or_else(|e| e.into_inner());
         }
     }
 }
