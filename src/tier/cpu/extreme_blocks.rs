@@ -40,58 +40,91 @@ trait Lanes: Copy {
     fn splat(x: Self::Elem) -> Self;
     /// `later < earlier ? later : earlier` per lane (`>` with `MAX`).
     fn pick<const MAX: bool>(later: Self, earlier: Self) -> Self;
+    /// Whether any lane of the block is a NaN.
+    fn any_nan(block: &[Self; REGS]) -> bool;
     /// `[first[0], self[0], .., self[LANES - 2]]`.
     fn shift_in(self, first: Self) -> Self;
     /// The inclusive scan of the lanes, `fill` holding the identity in every lane.
     fn prefix<const MAX: bool>(self, fill: Self) -> Self;
     /// The last lane in every lane.
     fn last(self) -> Self;
-    /// Whether any lane of the block is a NaN.
-    fn any_nan(block: &[Self; REGS]) -> bool;
-    fn first(self) -> Self::Elem;
+    #[inline(always)]
+    fn first(self) -> Self::Elem {
+        // Room for the widest register's lanes (four).
+        let mut lanes = [Self::Elem::ZERO; 4];
+        self.store(&mut lanes);
+        lanes[0]
+    }
 }
 
 // SAFETY (every block below): SSE and SSE2 are part of x86_64, so the intrinsics run on
 // any CPU this code is compiled for (Rust from 1.87 calls them safe; the blocks are for
 // older compilers); loads and stores check their slice's length first.
 
-impl Lanes for __m128 {
-    type Elem = f32;
-    const LANES: usize = 4;
-    #[inline(always)]
-    fn load(src: &[f32]) -> Self {
-        assert!(src.len() >= 4);
-        #[allow(unused_unsafe)]
-        unsafe {
-            _mm_loadu_ps(src.as_ptr())
-        }
-    }
-    #[inline(always)]
-    fn store(self, dst: &mut [f32]) {
-        assert!(dst.len() >= 4);
-        #[allow(unused_unsafe)]
-        unsafe {
-            _mm_storeu_ps(dst.as_mut_ptr(), self)
-        }
-    }
-    #[inline(always)]
-    fn splat(x: f32) -> Self {
-        #[allow(unused_unsafe)]
-        unsafe {
-            _mm_set1_ps(x)
-        }
-    }
-    #[inline(always)]
-    fn pick<const MAX: bool>(later: Self, earlier: Self) -> Self {
-        #[allow(unused_unsafe)]
-        unsafe {
-            if MAX {
-                _mm_max_ps(later, earlier)
-            } else {
-                _mm_min_ps(later, earlier)
+/// The methods whose intrinsics differ only by their type suffix (`_ps`, `_pd`).
+macro_rules! same_shape_lanes {
+    ($elem:ty, $lanes:expr, $load:ident, $store:ident, $set1:ident, $max:ident, $min:ident,
+     $or:ident, $unord:ident, $movemask:ident) => {
+        type Elem = $elem;
+        const LANES: usize = $lanes;
+        #[inline(always)]
+        fn load(src: &[$elem]) -> Self {
+            assert!(src.len() >= $lanes);
+            #[allow(unused_unsafe)]
+            unsafe {
+                $load(src.as_ptr())
             }
         }
-    }
+        #[inline(always)]
+        fn store(self, dst: &mut [$elem]) {
+            assert!(dst.len() >= $lanes);
+            #[allow(unused_unsafe)]
+            unsafe {
+                $store(dst.as_mut_ptr(), self)
+            }
+        }
+        #[inline(always)]
+        fn splat(x: $elem) -> Self {
+            #[allow(unused_unsafe)]
+            unsafe {
+                $set1(x)
+            }
+        }
+        #[inline(always)]
+        fn pick<const MAX: bool>(later: Self, earlier: Self) -> Self {
+            #[allow(unused_unsafe)]
+            unsafe {
+                if MAX {
+                    $max(later, earlier)
+                } else {
+                    $min(later, earlier)
+                }
+            }
+        }
+        #[inline(always)]
+        fn any_nan(b: &[Self; REGS]) -> bool {
+            // A lane compares unordered when either operand's lane is a NaN.
+            #[allow(unused_unsafe)]
+            unsafe {
+                $movemask($or($unord(b[0], b[1]), $unord(b[2], b[3]))) != 0
+            }
+        }
+    };
+}
+
+impl Lanes for __m128 {
+    same_shape_lanes!(
+        f32,
+        4,
+        _mm_loadu_ps,
+        _mm_storeu_ps,
+        _mm_set1_ps,
+        _mm_max_ps,
+        _mm_min_ps,
+        _mm_or_ps,
+        _mm_cmpunord_ps,
+        _mm_movemask_ps
+    );
     #[inline(always)]
     fn shift_in(self, first: Self) -> Self {
         #[allow(unused_unsafe)]
@@ -117,60 +150,21 @@ impl Lanes for __m128 {
             _mm_shuffle_ps(self, self, 0xFF)
         }
     }
-    #[inline(always)]
-    fn any_nan(b: &[Self; REGS]) -> bool {
-        // A lane compares unordered when either operand's lane is a NaN.
-        #[allow(unused_unsafe)]
-        unsafe {
-            let nan = _mm_or_ps(_mm_cmpunord_ps(b[0], b[1]), _mm_cmpunord_ps(b[2], b[3]));
-            _mm_movemask_ps(nan) != 0
-        }
-    }
-    #[inline(always)]
-    fn first(self) -> f32 {
-        let mut lanes = [0.0; 4];
-        self.store(&mut lanes);
-        lanes[0]
-    }
 }
 
 impl Lanes for __m128d {
-    type Elem = f64;
-    const LANES: usize = 2;
-    #[inline(always)]
-    fn load(src: &[f64]) -> Self {
-        assert!(src.len() >= 2);
-        #[allow(unused_unsafe)]
-        unsafe {
-            _mm_loadu_pd(src.as_ptr())
-        }
-    }
-    #[inline(always)]
-    fn store(self, dst: &mut [f64]) {
-        assert!(dst.len() >= 2);
-        #[allow(unused_unsafe)]
-        unsafe {
-            _mm_storeu_pd(dst.as_mut_ptr(), self)
-        }
-    }
-    #[inline(always)]
-    fn splat(x: f64) -> Self {
-        #[allow(unused_unsafe)]
-        unsafe {
-            _mm_set1_pd(x)
-        }
-    }
-    #[inline(always)]
-    fn pick<const MAX: bool>(later: Self, earlier: Self) -> Self {
-        #[allow(unused_unsafe)]
-        unsafe {
-            if MAX {
-                _mm_max_pd(later, earlier)
-            } else {
-                _mm_min_pd(later, earlier)
-            }
-        }
-    }
+    same_shape_lanes!(
+        f64,
+        2,
+        _mm_loadu_pd,
+        _mm_storeu_pd,
+        _mm_set1_pd,
+        _mm_max_pd,
+        _mm_min_pd,
+        _mm_or_pd,
+        _mm_cmpunord_pd,
+        _mm_movemask_pd
+    );
     #[inline(always)]
     fn shift_in(self, first: Self) -> Self {
         #[allow(unused_unsafe)]
@@ -189,20 +183,6 @@ impl Lanes for __m128d {
             _mm_unpackhi_pd(self, self)
         }
     }
-    #[inline(always)]
-    fn any_nan(b: &[Self; REGS]) -> bool {
-        #[allow(unused_unsafe)]
-        unsafe {
-            let nan = _mm_or_pd(_mm_cmpunord_pd(b[0], b[1]), _mm_cmpunord_pd(b[2], b[3]));
-            _mm_movemask_pd(nan) != 0
-        }
-    }
-    #[inline(always)]
-    fn first(self) -> f64 {
-        let mut lanes = [0.0; 2];
-        self.store(&mut lanes);
-        lanes[0]
-    }
 }
 
 /// Scans whole blocks of `input` (or of `out` itself when `None`) into `out` from the
@@ -215,24 +195,31 @@ pub(super) fn scan_blocks<T: Element, const MAX: bool>(
     acc: T,
     inclusive: bool,
 ) -> (usize, T) {
+    // SAFETY: `DType::F32` and `DType::F64` are `f32`'s and `f64`'s alone (`Element`
+    // is sealed), so `T` is the register's element type.
     match T::DTYPE {
-        DType::F32 => {
-            // SAFETY: `DType::F32` is `f32`'s alone (`Element` is sealed), so `T` is
-            // `f32` and the slices are reinterpreted as their own type.
-            let (input, out) = unsafe { (input.map(|s| same_type(s)), same_type_mut(out)) };
-            let (done, acc) =
-                blocks::<__m128, MAX>(input, out, f32::from_bits64(acc.to_bits64()), inclusive);
-            (done, T::from_bits64(acc.to_bits64()))
-        }
-        DType::F64 => {
-            // SAFETY: as above, `T` is `f64`.
-            let (input, out) = unsafe { (input.map(|s| same_type(s)), same_type_mut(out)) };
-            let (done, acc) =
-                blocks::<__m128d, MAX>(input, out, f64::from_bits64(acc.to_bits64()), inclusive);
-            (done, T::from_bits64(acc.to_bits64()))
-        }
+        DType::F32 => unsafe { blocks_of::<T, __m128, MAX>(input, out, acc, inclusive) },
+        DType::F64 => unsafe { blocks_of::<T, __m128d, MAX>(input, out, acc, inclusive) },
         _ => (0, acc),
     }
+}
+
+/// [`blocks`] over slices of `T`, which is `L::Elem` under another name.
+///
+/// # Safety
+/// `T` and `L::Elem` must be the same type.
+#[inline(always)]
+unsafe fn blocks_of<T: Element, L: Lanes, const MAX: bool>(
+    input: Option<&[T]>,
+    out: &mut [T],
+    acc: T,
+    inclusive: bool,
+) -> (usize, T) {
+    // SAFETY: the slices are reinterpreted as their own type (the caller's promise).
+    let (input, out) = unsafe { (input.map(|s| same_type(s)), same_type_mut(out)) };
+    let acc = L::Elem::from_bits64(acc.to_bits64());
+    let (done, acc) = blocks::<L, MAX>(input, out, acc, inclusive);
+    (done, T::from_bits64(acc.to_bits64()))
 }
 
 /// `s` as a slice of `U`.
