@@ -70,7 +70,7 @@ pub(super) fn solve(
     let weights = weights.filter(|_| !options.unweighted);
     profile::span("validate", || {
         prepare::endpoints(graph, options.unweighted, true)?;
-        reject_nan(weights, m)
+        prepare::reject_nan_in(weights, None, m)
     })?;
     // Each range and merge gets the caller's options but labels, which the caller's
     // call computes once for the whole forest.
@@ -181,14 +181,6 @@ fn on_each_device(jobs: usize, job: &(dyn Fn(usize) -> Result<Part> + Sync)) -> 
             })
             .collect()
     })
-}
-
-fn reject_nan(weights: Option<Weights<'_>>, m: usize) -> Result<()> {
-    match weights {
-        Some(Weights::F32(w)) => prepare::reject_nan(w, None, m),
-        Some(Weights::F64(w)) => prepare::reject_nan(w, None, m),
-        _ => Ok(()),
-    }
 }
 
 /// `values[p]` for each of `positions`.

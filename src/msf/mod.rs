@@ -415,16 +415,19 @@ fn solve_on_cpu<W: WeightKey>(
         Some(w) if !W::NARROW => prepare::narrow_key_offset(w, order),
         _ => Some(0),
     };
+    // From here on the weights' type is matched per edge: the algorithms are compiled
+    // once per priority type, not once per weight type too.
+    let weights = weights.map(W::as_weights);
     let (edges, _) = match narrow_from {
-        Some(least) => solve::<u64, W>(ends, weights, options, least)?,
-        None => solve::<u128, W>(ends, weights, options, 0)?,
+        Some(least) => solve::<u64>(ends, weights, options, least)?,
+        None => solve::<u128>(ends, weights, options, 0)?,
     };
     Ok((edges, None))
 }
 
-fn solve<P: Priority, W: WeightKey>(
+fn solve<P: Priority>(
     ends: prepare::Endpoints<'_>,
-    weights: Option<&[W]>,
+    weights: Option<Weights<'_>>,
     options: &MsfOptions,
     least_key: u64,
 ) -> Result<(Vec<u64>, usize)> {
@@ -445,18 +448,16 @@ fn solve<P: Priority, W: WeightKey>(
     let ids = ends.ids;
     let positions = if algorithm == Algorithm::Auto {
         // `auto` computes priorities when it looks at an edge, never storing all of them.
-        if let Some(weights) = weights {
-            profile::span("validate weights", || {
-                prepare::reject_nan(weights, ids.as_deref(), m)
-            })?;
-        }
+        profile::span("validate weights", || {
+            prepare::reject_nan_in(weights, ids.as_deref(), m)
+        })?;
         let source = prepare::PrioritySource::new(weights, ids.as_deref(), order, least_key);
         profile::span(algorithm.name(), || {
             filter_kruskal::filter_kruskal::<P>(num_vertices, &ends.u, &ends.v, source)
         })?
     } else {
         let priority = profile::span("priorities", || {
-            prepare::priorities::<P, W>(weights, ids.as_deref(), m, order, least_key)
+            prepare::priorities::<P>(weights, ids.as_deref(), m, order, least_key)
         })?;
         let prepared = Prepared {
             num_vertices,

@@ -531,17 +531,17 @@ fn weight_key_at(weights: Weights, p: usize) -> u64 {
 }
 
 /// Builds the priority of every position from `weights` (indexed by edge id for edge
-/// lists, by CSR position for CSR), rejecting NaN.
-pub(crate) fn priorities<P: Priority, W: WeightKey>(
-    weights: Option<&[W]>,
+/// lists, by CSR position for CSR), rejecting NaN. Compiled once per priority type, not
+/// per weight type: the weights' type is matched per edge, a branch that always goes
+/// the same way.
+pub(crate) fn priorities<P: Priority>(
+    weights: Option<Weights<'_>>,
     ids: Option<&[u64]>,
     num_edges: usize,
     order: KeyOrder,
     least_key: u64,
 ) -> Result<Vec<P>> {
-    if let Some(weights) = weights {
-        reject_nan(weights, ids, num_edges)?;
-    }
+    reject_nan_in(weights, ids, num_edges)?;
     let source = PrioritySource::new(weights, ids, order, least_key);
     alloc::par_collect(
         (0..num_edges).into_par_iter().map(|i| source.at(i)),
@@ -561,14 +561,14 @@ pub(crate) struct PrioritySource<'w> {
 }
 
 impl<'w> PrioritySource<'w> {
-    pub(crate) fn new<W: WeightKey>(
-        weights: Option<&'w [W]>,
+    pub(crate) fn new(
+        weights: Option<Weights<'w>>,
         ids: Option<&'w [u64]>,
         order: KeyOrder,
         least_key: u64,
     ) -> Self {
         PrioritySource {
-            weights: weights.map(W::as_weights),
+            weights,
             ids,
             order,
             least_key,
@@ -623,6 +623,19 @@ pub(crate) fn reject_nan<W: WeightKey>(
         None => weights.iter().position(|w| w.is_nan()).unwrap_or(0) as u64,
     };
     Err(nan_weight(ids.is_some(), id))
+}
+
+/// [`reject_nan`] for weights of any type (only floats can hold NaN).
+pub(crate) fn reject_nan_in(
+    weights: Option<Weights<'_>>,
+    ids: Option<&[u64]>,
+    num_edges: usize,
+) -> Result<()> {
+    match weights {
+        Some(Weights::F32(w)) => reject_nan(w, ids, num_edges),
+        Some(Weights::F64(w)) => reject_nan(w, ids, num_edges),
+        _ => Ok(()),
+    }
 }
 
 /// The error for edge `edge` of an edge list whose end `name` (u or v) is `value`, not
