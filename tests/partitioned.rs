@@ -66,7 +66,12 @@ fn edge_lists_larger_than_the_cap_give_the_in_memory_forest() {
     let wi: Vec<i64> = w32.iter().map(|&x| i64::MIN + 5 * x as i64).collect();
     for ctx in capped_gpu_tiers(LIMIT) {
         let tier = ctx.tier();
-        for algorithm in [Algorithm::Auto, Algorithm::Boruvka, Algorithm::Strut] {
+        for algorithm in [
+            Algorithm::Auto,
+            Algorithm::Boruvka,
+            Algorithm::Strut,
+            Algorithm::Prim,
+        ] {
             for maximum in [false, true] {
                 let graph = |weights| Graph::EdgeList {
                     num_vertices: n,
@@ -125,14 +130,12 @@ fn csr_graphs_larger_than_the_cap_give_the_in_memory_forest() {
             weights: csr.weights.as_deref().map(Weights::F32),
         };
         let (ids, components, total) = csr.reference(false);
-        let forest = msf(&ctx, &graph, Algorithm::Auto, false);
-        check::<f32>(
-            &format!("{} CSR", ctx.tier()),
-            &forest,
-            &(ids, components),
-            total,
-            LIMIT,
-        );
+        let expected = (ids, components);
+        for algorithm in [Algorithm::Auto, Algorithm::Prim] {
+            let forest = msf(&ctx, &graph, algorithm, false);
+            let what = format!("{} CSR {algorithm}", ctx.tier());
+            check::<f32>(&what, &forest, &expected, total, LIMIT);
+        }
     }
 }
 

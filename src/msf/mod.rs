@@ -262,7 +262,8 @@ pub(crate) fn minimum_spanning_forest(
 /// Runs `algorithm` on a GPU tier: the forest's edge ids (ascending) and timings. The
 /// arrays go up as they are and the device checks them, computes their keys and
 /// numbers the forest (the pipeline of graphs already in device memory); Prim, whose
-/// adjacency the host builds, takes the host's keys.
+/// adjacency the host builds, takes the host's keys, except in partitions (a graph over
+/// the device's memory), which go through that pipeline for every algorithm.
 fn solve_on_gpu<D: Device, W: WeightKey + Element>(
     tier: &Gpu<D>,
     ends: prepare::Endpoints<'_>,
@@ -272,7 +273,13 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
     let m = ends.u.len();
     let algorithm = options.algorithm;
     let ids = ends.ids.as_deref();
-    if algorithm == Algorithm::Prim {
+    let n = ends.num_vertices;
+    let fit = resident::host_edges_that_fit::<D, W>(tier, n, algorithm, weights.is_some());
+    // In partitions where the device holds the vertices' arrays and room for twice a
+    // forest (each partition then brings at least n - 1 new edges); otherwise one call
+    // refuses the graph with the sizes.
+    let in_partitions = m > fit && fit >= 2 * n.max(1);
+    if algorithm == Algorithm::Prim && !in_partitions {
         let order = prepare::KeyOrder::of(options);
         let problem = DeviceProblem {
             num_vertices: ends.num_vertices,
@@ -311,12 +318,7 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
         forest_weights: false,
         device_clock: true,
     };
-    let n = ends.num_vertices;
-    let fit = resident::host_edges_that_fit::<D, W>(tier, n, algorithm, weights.is_some());
-    // In partitions where the device holds the vertices' arrays and room for twice a
-    // forest (each partition then brings at least n - 1 new edges); otherwise the one
-    // call below refuses the graph with the sizes.
-    if m > fit && fit >= 2 * n.max(1) {
+    if in_partitions {
         // A partition's device sees only its part: the host names the first bad edge
         // of the whole list (CSR weights were checked above).
         if !ends.ends_checked {
