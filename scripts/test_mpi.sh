@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The MPI entry points (Cargo feature `mpi`): the Rust suite (tests/mpi.rs), a C program
+# The MPI entry points (Cargo feature `mpi`): the library's unit tests of its MPI code,
+# the Rust suite (tests/mpi.rs), a C program
 # (mpi-tests/test_mpi.c, built with mpicc against the feature's libgpumst.so) and the
 # Python binding through mpi4py (mpi-tests/test_mpi.py),
 # each run under mpirun with 1, 2, 3 and 4 ranks (oversubscribed on small machines).
@@ -38,6 +39,8 @@ if ! "$python" -c 'import mpi4py, numpy' 2>/dev/null; then
     echo "test_mpi: the Python part is SKIPPED: $python cannot import mpi4py and numpy (apt-get install python3-mpi4py python3-numpy)"
     python=""
 fi
+# The library's own unit tests of the MPI code (the forests' merge), no ranks needed.
+cargo test --release --features mpi --lib --target-dir "$target" distributed::
 for ranks in 1 2 3 4; do
     echo "-- $ranks rank(s)"
     timeout 300 mpirun -np "$ranks" "$suite"

@@ -26,8 +26,8 @@ use ::mpi::traits::*;
 use rayon::prelude::*;
 
 use crate::graph::{Graph, Weights};
-use crate::msf::{Forest, MsfOptions};
-use crate::{alloc, Context, Error, Result, Status};
+use crate::msf::{self, Forest, MsfOptions};
+use crate::{alloc, Context, Error, Operation, Result, Status};
 
 /// One rank's share of a distributed graph.
 #[derive(Debug, Clone, Copy)]
@@ -77,7 +77,7 @@ pub struct DistributedForest {
 }
 
 /// A weight type that can travel between ranks.
-trait RankWeight: Equivalence + Copy + Default + Send + Sync + 'static {
+trait RankWeight: Equivalence + Copy + Default + Send + Sync + alloc::Zeroable + 'static {
     fn as_weights(weights: &[Self]) -> Weights<'_>;
 }
 
@@ -148,38 +148,95 @@ impl<W: RankWeight> Edges<W> {
         }
     }
 
-    /// Both edge sets in one, in id order (one pass over the two sorted lists); an id in
-    /// both is an error.
+    /// Both edge sets in one, in id order; an id in both is an error. Merged on all
+    /// cores: `self` is cut into blocks, each taking the ids of `other` below the next
+    /// block's first id, and every block merges into its own part of the output.
     fn merge(self, other: Self) -> Result<Self> {
+        self.merge_in_blocks(other, 1 << 16)
+    }
+
+    /// [`Edges::merge`] with `self` cut into blocks of `block` edges.
+    fn merge_in_blocks(self, other: Self, block: usize) -> Result<Self> {
         const WHAT: &str = "two ranks' forests";
         let total = self.len() + other.len();
+        let weighted = !self.weights.is_empty() || !other.weights.is_empty();
         let mut out = Edges {
-            u: alloc::with_capacity(total, WHAT)?,
-            v: alloc::with_capacity(total, WHAT)?,
-            weights: alloc::with_capacity(self.weights.len() + other.weights.len(), WHAT)?,
-            ids: alloc::with_capacity(total, WHAT)?,
+            u: alloc::zeroed(total, WHAT)?,
+            v: alloc::zeroed(total, WHAT)?,
+            weights: alloc::zeroed(if weighted { total } else { 0 }, WHAT)?,
+            ids: alloc::zeroed(total, WHAT)?,
         };
-        let (mut i, mut j) = (0, 0);
-        while i < self.len() || j < other.len() {
-            let take_mine = j == other.len() || (i < self.len() && self.ids[i] < other.ids[j]);
-            let (from, k) = if take_mine {
-                (&self, &mut i)
-            } else {
-                if i < self.len() && self.ids[i] == other.ids[j] {
-                    return Err(Error::invalid_argument(format!(
-                        "edge id {} is given on two ranks: ids must be unique across the communicator",
-                        other.ids[j]
-                    )));
+        // Block k merges mine[starts[k]..starts[k + 1]] with theirs[splits[k]..
+        // splits[k + 1]]: the last block takes the rest of theirs. An id in both lists
+        // falls in one block (theirs is cut before any id equal to a block's first).
+        let starts: Vec<usize> = (0..self.len().div_ceil(block).max(1))
+            .map(|k| k * block)
+            .chain([self.len()])
+            .collect();
+        let splits: Vec<usize> = starts
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| match k {
+                0 => 0,
+                _ if i == self.len() => other.len(),
+                _ => other.ids.partition_point(|&id| id < self.ids[i]),
+            })
+            .collect();
+        let mut parts = Vec::with_capacity(starts.len() - 1);
+        let mut rest = (
+            &mut out.u[..],
+            &mut out.v[..],
+            &mut out.weights[..],
+            &mut out.ids[..],
+        );
+        for k in 0..starts.len() - 1 {
+            let len = (starts[k + 1] - starts[k]) + (splits[k + 1] - splits[k]);
+            let (u, u_rest) = std::mem::take(&mut rest.0).split_at_mut(len);
+            let (v, v_rest) = std::mem::take(&mut rest.1).split_at_mut(len);
+            let (w, w_rest) =
+                std::mem::take(&mut rest.2).split_at_mut(if weighted { len } else { 0 });
+            let (ids, ids_rest) = std::mem::take(&mut rest.3).split_at_mut(len);
+            rest = (u_rest, v_rest, w_rest, ids_rest);
+            parts.push((
+                starts[k]..starts[k + 1],
+                splits[k]..splits[k + 1],
+                u,
+                v,
+                w,
+                ids,
+            ));
+        }
+        // The smallest id found in both lists, if any (the same whatever the blocks).
+        let repeated = parts
+            .into_par_iter()
+            .filter_map(|(mine, theirs, u, v, w, ids)| {
+                let (mut i, mut j) = (mine.start, theirs.start);
+                for o in 0..ids.len() {
+                    let take_mine =
+                        j == theirs.end || (i < mine.end && self.ids[i] <= other.ids[j]);
+                    if take_mine && j < theirs.end && self.ids[i] == other.ids[j] {
+                        return Some(other.ids[j]);
+                    }
+                    let (from, k) = if take_mine {
+                        (&self, &mut i)
+                    } else {
+                        (&other, &mut j)
+                    };
+                    u[o] = from.u[*k];
+                    v[o] = from.v[*k];
+                    if weighted {
+                        w[o] = from.weights[*k];
+                    }
+                    ids[o] = from.ids[*k];
+                    *k += 1;
                 }
-                (&other, &mut j)
-            };
-            out.u.push(from.u[*k]);
-            out.v.push(from.v[*k]);
-            if !from.weights.is_empty() {
-                out.weights.push(from.weights[*k]);
-            }
-            out.ids.push(from.ids[*k]);
-            *k += 1;
+                None
+            })
+            .min();
+        if let Some(id) = repeated {
+            return Err(Error::invalid_argument(format!(
+                "edge id {id} is given on two ranks: ids must be unique across the communicator"
+            )));
         }
         Ok(out)
     }
@@ -390,19 +447,24 @@ fn distributed_msf<W: RankWeight>(
     let delivery_seconds = slowest(comm, started.elapsed().as_secs_f64());
     let finished = match root {
         Some(r) if r != rank => Ok(None),
-        // The forest of the forest: its own edges, with the caller's options for the
-        // totals and labels, every tier's way.
-        _ => ctx.msf(&forest.view().graph(n), options).and_then(|whole| {
-            let ids = alloc::par_collect(
-                whole.edges.par_iter().map(|&p| forest.ids[p as usize]),
-                "the forest's edge ids",
-            )?;
-            Ok(Some(Forest {
-                edges: ids,
-                device_timings: None,
-                ..whole
-            }))
-        }),
+        // The merged edges are the forest (each merge is an MSF call): its totals and
+        // labels come from its own edges, every position of them, as any MSF call
+        // assembles its forest; the edges are then named by their ids.
+        _ => ctx
+            .on_cpu_threads(|| {
+                let tier = ctx.tier_for(Operation::Msf)?;
+                let positions = alloc::par_collect(
+                    (0..forest.len()).into_par_iter().map(|p| p as u64),
+                    "the forest's positions",
+                )?;
+                msf::forest_of(&forest.view().graph(n), options, positions, tier)
+            })
+            .map(|whole| {
+                Some(Forest {
+                    edges: std::mem::take(&mut forest.ids),
+                    ..whole
+                })
+            }),
     };
     let forest = agree(comm, finished)?;
     Ok(DistributedForest {
@@ -538,4 +600,73 @@ fn slowest(comm: &impl Communicator, seconds: f64) -> f64 {
     let mut most = 0.0;
     comm.all_reduce_into(&seconds, &mut most, SystemOperation::max());
     most
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Edges with the given ids (ascending), each end and weight derived from its id.
+    fn edges(ids: &[u64], weighted: bool) -> Edges<f64> {
+        Edges {
+            u: ids.iter().map(|&i| i as u32 * 3).collect(),
+            v: ids.iter().map(|&i| i as u32 * 5 + 1).collect(),
+            weights: match weighted {
+                true => ids.iter().map(|&i| i as f64 * 0.5).collect(),
+                false => Vec::new(),
+            },
+            ids: ids.to_vec(),
+        }
+    }
+
+    #[test]
+    fn merges_in_any_blocks_as_one_pass_does() {
+        let mut s = 12345u64;
+        let mut next = move || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            s >> 33
+        };
+        for case in 0..200 {
+            // Two disjoint ascending id lists, interleaved, one side maybe empty.
+            let (mut mine, mut theirs) = (Vec::new(), Vec::new());
+            let count = next() % 60;
+            for id in 0..count {
+                match next() % 3 {
+                    0 => mine.push(id * 2),
+                    1 => theirs.push(id * 2),
+                    _ => {}
+                }
+            }
+            let mut all: Vec<u64> = mine.iter().chain(&theirs).copied().collect();
+            all.sort_unstable();
+            let weighted = case % 2 == 0;
+            for block in [1, 2, 3, 7, 64] {
+                let merged = edges(&mine, weighted)
+                    .merge_in_blocks(edges(&theirs, weighted), block)
+                    .expect("disjoint ids");
+                let expected = edges(&all, weighted);
+                assert_eq!(merged.ids, expected.ids, "case {case}, blocks of {block}");
+                assert_eq!(merged.u, expected.u, "case {case}, blocks of {block}");
+                assert_eq!(merged.v, expected.v, "case {case}, blocks of {block}");
+                assert_eq!(merged.weights, expected.weights, "case {case}");
+            }
+            // The same id on both sides: the smallest such id is named, whatever the
+            // blocks.
+            if mine.len() > 2 && !theirs.is_empty() {
+                let mut repeated = theirs.clone();
+                repeated.extend([mine[1], mine[mine.len() - 1]]);
+                repeated.sort_unstable();
+                for block in [1, 2, 5, 64] {
+                    let err = edges(&mine, weighted)
+                        .merge_in_blocks(edges(&repeated, weighted), block)
+                        .err()
+                        .expect("an id on both sides");
+                    let named = format!("edge id {} is given on two ranks", mine[1]);
+                    assert!(err.message().contains(&named), "{}", err.message());
+                }
+            }
+        }
+    }
 }

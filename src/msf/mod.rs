@@ -210,11 +210,7 @@ pub(crate) fn minimum_spanning_forest(
     options: &MsfOptions,
     solver: Solver<'_>,
 ) -> Result<Forest> {
-    let weights = match graph {
-        Graph::EdgeList { weights, .. } | Graph::Csr { weights, .. } => {
-            weights.filter(|_| !options.unweighted)
-        }
-    };
+    let weights = weights_used(graph, options);
     let (edges, num_vertices, device_timings) = match across_devices::solve(graph, options, solver)?
     {
         Some(split) => (split.edges, graph.num_vertices(), split.timings),
@@ -239,23 +235,49 @@ pub(crate) fn minimum_spanning_forest(
             with_weights!(weights, w => solve_typed(ends, w, options, solver))?
         }
     };
+    debug_assert_eq!(num_vertices, graph.num_vertices());
+    Ok(Forest {
+        device_timings,
+        ..forest_of(graph, options, edges, solver.tier())?
+    })
+}
+
+/// The graph's weights unless the options ask for an unweighted forest.
+fn weights_used<'g>(graph: &Graph<'g>, options: &MsfOptions) -> Option<Weights<'g>> {
+    match graph {
+        Graph::EdgeList { weights, .. } | Graph::Csr { weights, .. } => {
+            weights.filter(|_| !options.unweighted)
+        }
+    }
+}
+
+/// The forest of `graph` whose edge ids (ascending) are `edges`, with its total weight
+/// and, if `options` ask, its labels: the last step of every MSF call, also for a
+/// forest found otherwise (the MPI merges' result). `tier` is the tier to report.
+pub(crate) fn forest_of(
+    graph: &Graph<'_>,
+    options: &MsfOptions,
+    edges: Vec<u64>,
+    tier: Tier,
+) -> Result<Forest> {
+    let weights = weights_used(graph, options);
+    let num_vertices = graph.num_vertices();
     let total_weight = profile::span(
         "total weight",
         || with_weights!(weights, w => total_weight(w, &edges)),
     );
-    let num_components = num_vertices - edges.len();
     let labels = options
         .labels
         .then(|| profile::span("labels", || component_labels(num_vertices, graph, &edges)))
         .transpose()?;
     Ok(Forest {
+        num_components: num_vertices - edges.len(),
         edges,
         num_vertices,
-        num_components,
         total_weight,
         labels,
-        device_timings,
-        tier: solver.tier(),
+        device_timings: None,
+        tier,
     })
 }
 
