@@ -155,12 +155,15 @@ fn bad_edges_are_named_as_in_memory() {
     bad_u[35_000] = n as u32 + 4;
     let mut bad_v = v.clone();
     bad_v[20_000] = n as u32;
+    let mut late_bad_v = v.clone();
+    late_bad_v[38_000] = n as u32 + 1;
     let mut nan = w.clone();
     nan[30_000] = f64::NAN;
     /// What is wrong, u, v, weights.
     type Case<'a> = (&'a str, &'a [u32], &'a [u32], &'a [f64]);
-    let cases: [Case; 3] = [
+    let cases: [Case; 4] = [
         ("a late bad u and an earlier bad v", &bad_u, &bad_v, &w),
+        ("a late bad v and an earlier NaN", &u, &late_bad_v, &nan),
         ("a bad v", &u, &bad_v, &w),
         ("a NaN weight", &u, &v, &nan),
     ];

@@ -341,15 +341,7 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
         device_clock: true,
     };
     if in_partitions {
-        // A partition's device sees only its part: the host names the first bad edge
-        // of the whole list (CSR weights were checked above).
-        if !ends.ends_checked {
-            prepare::check_edge_list_ends(&ends.u, &ends.v, n)?;
-        }
-        if let (Some(w), None) = (&weights, ids) {
-            prepare::reject_nan(w, None, m)?;
-        }
-        let (positions, timings) = profile::span("device solve in partitions", || {
+        let solved = profile::span("device solve in partitions", || {
             partitioned::solve_in_partitions(
                 tier,
                 n,
@@ -360,7 +352,23 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
                 fit,
             )
         })?;
-        return Ok((positions_to_ids(positions, ids), Some(timings)));
+        if let Some((positions, timings)) = solved {
+            return Ok((positions_to_ids(positions, ids), Some(timings)));
+        }
+        // A partition's device found a bad edge, but it sees only its part: the host
+        // names the first of the whole list, as one call does (a bad u anywhere before
+        // any bad v, then the first NaN), which a later partition may hold. Checked
+        // only now, so valid graphs never pay for a pass over the list on the host.
+        // (CSR weights were checked above.)
+        if !ends.ends_checked {
+            prepare::check_edge_list_ends(&ends.u, &ends.v, n)?;
+        }
+        if let (Some(w), None) = (&weights, ids) {
+            prepare::reject_nan(w, None, m)?;
+        }
+        return Err(Error::internal(
+            "a partition's device found a bad edge that the host's checks did not",
+        ));
     }
     let (outcome, positions) = profile::span("device solve", || {
         let weights: Option<[&[W]; 1]> = weights.as_deref().map(|w| [w]);

@@ -13,17 +13,16 @@
 use rayon::prelude::*;
 
 use super::{device_adjacency, Result};
+use crate::alloc;
 use crate::tier::gpu::msf::resident::{self, HostEdges, ResidentOutcome, Work};
 use crate::tier::gpu::msf::DeviceTimings;
 use crate::tier::gpu::{Device, Gpu};
 use crate::types::Element;
-use crate::{alloc, Error};
 
 /// The forest's edge positions (ascending) of the edge list `u`, `v`, `weights` over
 /// `n` vertices, solved in partitions that leave room for the forest within `fit`
-/// edges (`fit` > n - 1). The caller has checked the ends and weights on the host: a
-/// partition's device sees only its part, and the first bad edge of the whole list is
-/// the one to report.
+/// edges (`fit` > n - 1). `None` when a partition's device finds a bad edge: it sees
+/// only its part, so the caller names the first bad edge of the whole list.
 pub(super) fn solve_in_partitions<D: Device, W: Element>(
     tier: &Gpu<D>,
     n: usize,
@@ -32,7 +31,7 @@ pub(super) fn solve_in_partitions<D: Device, W: Element>(
     weights: Option<&[W]>,
     work: &Work,
     fit: usize,
-) -> Result<(Vec<u64>, DeviceTimings)> {
+) -> Result<Option<(Vec<u64>, DeviceTimings)>> {
     let m = u.len();
     let mut timings = DeviceTimings::default();
     // The forest so far: its edges' positions in the whole list, and their arrays.
@@ -50,15 +49,13 @@ pub(super) fn solve_in_partitions<D: Device, W: Element>(
         };
         let (outcome, chosen) = resident::solve_host(tier, &edges, work, device_adjacency)?;
         let ResidentOutcome::Forest { timings: t, .. } = outcome else {
-            return Err(Error::internal(
-                "the device found a bad edge in a partition the host had checked",
-            ));
+            return Ok(None);
         };
         add(&mut timings, &t);
         forest = forest.next(&chosen, start, u, v, weights)?;
         start = end;
     }
-    Ok((forest.positions, timings))
+    Ok(Some((forest.positions, timings)))
 }
 
 /// The forest carried from one partition into the next.
