@@ -105,7 +105,7 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
             timings: DeviceTimings::default(),
         });
     }
-    let arrays = EdgeArrays {
+    let mut arrays = EdgeArrays {
         num_vertices: n,
         u: unsafe { tier.wrap::<u32>(edges.u, m, "u")? },
         v: unsafe { tier.wrap::<u32>(edges.v, m, "v")? },
@@ -113,6 +113,7 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
             Some(address) => Some(unsafe { tier.wrap::<W>(address, m, "weights")? }),
             None => None,
         },
+        kept: false,
     };
     let ids = match capacity {
         0 => None,
@@ -128,7 +129,7 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
     )?;
     solve_arrays(
         tier,
-        arrays,
+        &mut arrays,
         ids.as_ref(),
         &request.work,
         adjacency,
@@ -161,30 +162,46 @@ pub(crate) fn solve_host<D: Device, W: Element>(
         edges.num_vertices,
         edges.u.iter().map(|p| p.len()).sum::<usize>(),
     );
-    let weights = edges.weights;
-    super::check_edge_count(work.algorithm, m)?;
-    let capacity = n.saturating_sub(1).min(m);
-    if m == 0 {
-        let timings = DeviceTimings::default();
-        return Ok((
-            ResidentOutcome::Forest {
-                count: 0,
-                weights: None,
-                timings,
-            },
-            Vec::new(),
-        ));
+    if !check_host_call::<D, W>(tier, n, m, work, edges.weights.is_some())? {
+        return Ok((empty_forest(), Vec::new()));
     }
+    let mut arrays = EdgeArrays {
+        num_vertices: n,
+        u: tier.upload_pieces(edges.u)?,
+        v: tier.upload_pieces(edges.v)?,
+        weights: edges.weights.map(|w| tier.upload_pieces(w)).transpose()?,
+        kept: false,
+    };
+    let (outcome, positions, _) = solve_uploaded(tier, &mut arrays, work, adjacency, &mut watch)?;
+    Ok((outcome, positions))
+}
+
+/// The forest of a graph with no edges.
+fn empty_forest<W>() -> ResidentOutcome<W> {
+    ResidentOutcome::Forest {
+        count: 0,
+        weights: None,
+        timings: DeviceTimings::default(),
+    }
+}
+
+/// Refuses a call on host arrays of `m` edges over `n` vertices that the device cannot
+/// hold; false when there is nothing to solve (no edges).
+fn check_host_call<D: Device, W: Element>(
+    tier: &Gpu<D>,
+    n: usize,
+    m: usize,
+    work: &Work,
+    weighted: bool,
+) -> Result<bool> {
+    super::check_edge_count(work.algorithm, m)?;
+    if m == 0 {
+        return Ok(false);
+    }
+    let capacity = n.saturating_sub(1).min(m);
     // The uploaded weights (beside their keys, if converted) and the ids are gpumst's own.
-    let own = (weights.map_or(0, |_| W::DTYPE.size() * m) + 8 * capacity) as u64;
-    check_capacity(
-        tier,
-        work.algorithm,
-        n,
-        m,
-        key_bytes::<W>(weights.is_some()),
-        own,
-    )?;
+    let own = (if weighted { W::DTYPE.size() * m } else { 0 } + 8 * capacity) as u64;
+    check_capacity(tier, work.algorithm, n, m, key_bytes::<W>(weighted), own)?;
     let largest = m as u64 * largest_buffer_per_edge(work.algorithm);
     if largest > tier.settings.max_allocation {
         return Err(Error::new(
@@ -196,25 +213,162 @@ pub(crate) fn solve_host<D: Device, W: Element>(
             ),
         ));
     }
-    let arrays = EdgeArrays {
-        num_vertices: n,
-        u: tier.upload_pieces(edges.u)?,
-        v: tier.upload_pieces(edges.v)?,
-        weights: weights.map(|w| tier.upload_pieces(w)).transpose()?,
-    };
+    Ok(true)
+}
+
+/// A solved call: the outcome, the forest's positions (ascending) on the host, and the
+/// device buffer holding them.
+type Uploaded<D, W> = (ResidentOutcome<W>, Vec<u64>, Option<DeviceBuffer<D, u64>>);
+
+/// Solves uploaded arrays (see [`Uploaded`]).
+fn solve_uploaded<D: Device, W: Element>(
+    tier: &Gpu<D>,
+    arrays: &mut EdgeArrays<D, W>,
+    work: &Work,
+    adjacency: fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>,
+    watch: &mut Stopwatch,
+) -> Result<Uploaded<D, W>> {
+    let capacity = arrays.num_vertices.saturating_sub(1).min(arrays.u.len());
     let ids = match capacity {
         0 => None,
         _ => Some(tier.alloc::<u64>(capacity)?),
     };
     let host_ids = HostIds::prepare(capacity)?;
-    let mut outcome = solve_arrays(tier, arrays, ids.as_ref(), work, adjacency, &mut watch)?;
+    let mut outcome = solve_arrays(tier, arrays, ids.as_ref(), work, adjacency, watch)?;
     let mut positions = Vec::new();
     if let (ResidentOutcome::Forest { count, timings, .. }, Some(ids)) = (&mut outcome, &ids) {
         positions = host_ids.take(*count)?;
         tier.read(ids, &mut positions)?;
         timings.download_ms += watch.lap();
     }
-    Ok((outcome, positions))
+    Ok((outcome, positions, ids))
+}
+
+/// A graph solved in partitions whose forest stays in device memory: each call solves
+/// the forest carried so far followed by the next edges, the forest gathered on the
+/// device from the last call's arrays (no trip through the host, no second upload).
+pub(crate) struct Partitions<'t, D: Device, W> {
+    tier: &'t Gpu<D>,
+    work: Work,
+    /// One watch for every call: the peak counts the arrays carried between calls.
+    watch: Stopwatch,
+    /// The last call's arrays and its forest in them.
+    last: Option<Solved<D, W>>,
+    timings: DeviceTimings,
+}
+
+/// A partition's arrays and the positions in them of its forest's `count` edges, all
+/// on the device.
+struct Solved<D: Device, W> {
+    arrays: EdgeArrays<D, W>,
+    ids: DeviceBuffer<D, u64>,
+    count: usize,
+}
+
+impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
+    pub(crate) fn new(tier: &'t Gpu<D>, work: Work) -> Self {
+        Partitions {
+            tier,
+            work,
+            watch: Stopwatch::start(tier),
+            last: None,
+            timings: DeviceTimings::default(),
+        }
+    }
+
+    /// Solves the forest carried so far (its edges first, in the order they were
+    /// solved) followed by `edges` (one piece per array): the forest's positions in
+    /// this call, ascending, or the device's finding. The caller maps them back.
+    pub(crate) fn solve_next(
+        &mut self,
+        edges: &HostEdges<'_, W>,
+        adjacency: fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>,
+    ) -> Result<std::result::Result<Vec<u64>, Finding>> {
+        let tier = self.tier;
+        let n = edges.num_vertices;
+        let fresh = edges.u.iter().map(|p| p.len()).sum::<usize>();
+        let carried = self.last.as_ref().map_or(0, |last| last.count);
+        let m = carried + fresh;
+        check_host_call::<D, W>(tier, n, m, &self.work, edges.weights.is_some())?;
+        let mut arrays = EdgeArrays {
+            num_vertices: n,
+            u: tier.alloc::<u32>(m)?,
+            v: tier.alloc::<u32>(m)?,
+            weights: edges.weights.map(|_| tier.alloc::<W>(m)).transpose()?,
+            kept: true,
+        };
+        if let Some(Solved {
+            arrays: last,
+            ids,
+            count,
+        }) = self.last.as_ref().filter(|last| last.count > 0)
+        {
+            let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(
+                tier,
+                last.weights.is_some(),
+            )))?;
+            let gather = |from: Arg<D>, wide: bool, into: Arg<D>| {
+                tier.launch(
+                    &program,
+                    "rs_forest_weights",
+                    *count,
+                    0,
+                    &[
+                        from,
+                        ids.arg(),
+                        Arg::U32(*count as u32),
+                        Arg::U32(wide as u32),
+                        into,
+                    ],
+                )
+            };
+            gather(last.u.arg(), false, arrays.u.arg())?;
+            gather(last.v.arg(), false, arrays.v.arg())?;
+            if let (Some(from), Some(into)) = (&last.weights, &arrays.weights) {
+                gather(from.arg(), W::DTYPE.size() == 8, into.arg())?;
+            }
+        }
+        // The uploads queue behind the gathers and wait for their copies: the last
+        // call's arrays are read no more when they are freed below.
+        let mut at = carried;
+        for (i, piece) in edges.u.iter().enumerate() {
+            tier.write_at(&mut arrays.u, at, piece)?;
+            tier.write_at(&mut arrays.v, at, edges.v[i])?;
+            if let (Some(w), Some(pieces)) = (&mut arrays.weights, edges.weights) {
+                tier.write_at(w, at, pieces[i])?;
+            }
+            at += piece.len();
+        }
+        self.last = None;
+        let (outcome, positions, ids) =
+            solve_uploaded(tier, &mut arrays, &self.work, adjacency, &mut self.watch)?;
+        match outcome {
+            ResidentOutcome::Invalid(finding) => Ok(Err(finding)),
+            ResidentOutcome::Forest { count, timings, .. } => {
+                add_timings(&mut self.timings, &timings);
+                self.last = ids.map(|ids| Solved { arrays, ids, count });
+                Ok(Ok(positions))
+            }
+        }
+    }
+
+    /// The calls' timings added up (the peak: the most held at once, carried arrays
+    /// included).
+    pub(crate) fn timings(&self) -> DeviceTimings {
+        self.timings
+    }
+}
+
+/// Adds a call's timings to a total (the peak is the larger of the two).
+pub(crate) fn add_timings(total: &mut DeviceTimings, part: &DeviceTimings) {
+    total.upload_ms += part.upload_ms;
+    total.compute_ms += part.compute_ms;
+    total.download_ms += part.download_ms;
+    total.compute_device_ms = match (total.compute_device_ms, part.compute_device_ms) {
+        (Some(a), Some(b)) => Some(a + b),
+        (a, b) => a.or(b),
+    };
+    total.peak_device_bytes = total.peak_device_bytes.max(part.peak_device_bytes);
 }
 
 /// The host vector that receives a forest's ids from the device.
@@ -317,6 +471,21 @@ struct EdgeArrays<D: Device, W> {
     u: DeviceBuffer<D, u32>,
     v: DeviceBuffer<D, u32>,
     weights: Option<DeviceBuffer<D, W>>,
+    /// Kept whole after the call (a partition's, whose forest the next one gathers):
+    /// the weights are not freed early.
+    kept: bool,
+}
+
+/// The MSF kernels' configuration for weights of type W (or none).
+fn msf_config<D: Device, W: Element>(tier: &Gpu<D>, weighted: bool) -> KernelConfig {
+    KernelConfig {
+        keys: match (weighted, W::DTYPE.size() == 8) {
+            (false, _) => 0,
+            (true, true) => 2,
+            (true, false) => 1,
+        },
+        atom64: tier.settings.int64_atomics,
+    }
 }
 
 /// Bytes per edge of the keys the kernels read, for the capacity check.
@@ -332,24 +501,20 @@ fn key_bytes<W: Element>(weighted: bool) -> usize {
 /// (written to `ids`, which holds min(n - 1, m) entries, or is None when that is 0).
 fn solve_arrays<D: Device, W: Element>(
     tier: &Gpu<D>,
-    arrays: EdgeArrays<D, W>,
+    arrays: &mut EdgeArrays<D, W>,
     ids: Option<&DeviceBuffer<D, u64>>,
     work: &Work,
     adjacency: fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>,
     watch: &mut Stopwatch,
 ) -> Result<ResidentOutcome<W>> {
     let mut timings = DeviceTimings::default();
-    let EdgeArrays {
-        num_vertices: n,
-        u: eu,
-        v: ev,
-        weights,
-    } = arrays;
+    let n = arrays.num_vertices;
+    let (eu, ev) = (&arrays.u, &arrays.v);
     let m = eu.len();
     let algorithm = work.algorithm;
     if n == 0 {
         // Every end is out of range; name the first as the host does.
-        let value = tier.read_one(&eu, 0)?;
+        let value = tier.read_one(eu, 0)?;
         return Ok(ResidentOutcome::Invalid(Finding::EndOutOfRange {
             u: true,
             edge: 0,
@@ -357,14 +522,7 @@ fn solve_arrays<D: Device, W: Element>(
         }));
     }
     let wide = W::DTYPE.size() == 8;
-    let config = KernelConfig {
-        keys: match weights {
-            None => 0,
-            Some(_) if wide => 2,
-            Some(_) => 1,
-        },
-        atom64: tier.settings.int64_atomics,
-    };
+    let config = msf_config::<D, W>(tier, arrays.weights.is_some());
     let program = tier.program(ProgramKind::Msf(config))?;
     let run_on =
         |name: &str, items: usize, args: &[Arg<D>]| tier.launch(&program, name, items, 0, args);
@@ -383,7 +541,7 @@ fn solve_arrays<D: Device, W: Element>(
             bad.arg(),
         ],
     )?;
-    let keys = match &weights {
+    let keys = match &arrays.weights {
         None => KeyBuffer::None(tier.alloc(0)?),
         // Unsigned weights in ascending order are their own keys (the weights' buffer,
         // lent again: it outlives the keys below).
@@ -424,14 +582,16 @@ fn solve_arrays<D: Device, W: Element>(
     };
     let mut found = [0u32; 3];
     tier.read(&bad, &mut found)?;
-    if let Some(finding) = first_finding(tier, &found, &eu, &ev)? {
+    if let Some(finding) = first_finding(tier, &found, eu, ev)? {
         return Ok(ResidentOutcome::Invalid(finding));
     }
     // Converted keys stand in for the weights from here on unless the forest's weights
-    // are wanted: an uploaded copy is freed now (after the wait above, so no kernel
-    // still reads it).
+    // are wanted (or the arrays are kept): an uploaded copy is freed now (after the
+    // wait above, so no kernel still reads it).
     let keys_are_weights = key_kind(W::DTYPE) == 0 && !work.descending;
-    let weights = weights.filter(|_| keys_are_weights || work.forest_weights);
+    if !(keys_are_weights || work.forest_weights || arrays.kept) {
+        arrays.weights = None;
+    }
 
     let thresholds = if algorithm == Algorithm::Auto {
         light_thresholds(m, n, |stride| {
@@ -464,8 +624,8 @@ fn solve_arrays<D: Device, W: Element>(
         tier,
         program: &program,
         config,
-        eu: &eu,
-        ev: &ev,
+        eu,
+        ev,
         keys: keys.arg(),
         in_forest: &in_forest,
     };
@@ -473,7 +633,7 @@ fn solve_arrays<D: Device, W: Element>(
     let compute = || {
         if algorithm == Algorithm::Prim {
             // Prim grows from an adjacency the host builds: the graph comes over.
-            let (u, v, keys) = host_copy(tier, &eu, &ev, &keys)?;
+            let (u, v, keys) = host_copy(tier, eu, ev, &keys)?;
             let problem = DeviceProblem {
                 num_vertices: n,
                 u: &u,
@@ -516,7 +676,7 @@ fn solve_arrays<D: Device, W: Element>(
             "the device found a forest of {count} edges in a graph of {n} vertices and {m} edges"
         )));
     }
-    let forest_weights = match (ids, &weights) {
+    let forest_weights = match (ids, &arrays.weights) {
         (Some(ids), Some(w)) if work.forest_weights => {
             Some(gather_weights(tier, &program, w, ids, count)?)
         }
