@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Graphs over a GPU tier's (capped) memory, solved in partitions, beside the uncapped
+# call and the CPU tier: issue 21's large input. Generates R-MAT graphs with fixed
+# seeds, times `gpumst msf --device-memory-limit` (ms end to end, upload, compute,
+# download, device peak) and compares the forests edge for edge (md5 of --edges-out).
+#
+#   bash benches/partitions.sh [GPUMST] [OLD_GPUMST]
+#
+# GPUMST defaults to target/release/gpumst; with OLD_GPUMST the capped calls of both
+# builds take turns (ROUNDS=2). Environment: BACKEND (cuda), DIR (/tmp/gpumst-partitions,
+# needs ~14 GB free for scale 26), BIG=0 skips R-MAT 26 (67M vertices, 2^30 edges:
+# 12.9 GB of edges, ~50 GB of device working set uncapped, ~15 GB of host memory per
+# call), CPU=0 skips the CPU tier's call on it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+new=${1:-target/release/gpumst}
+old=${2:-}
+backend=${BACKEND:-cuda}
+dir=${DIR:-/tmp/gpumst-partitions}
+mkdir -p "$dir"
+show() {
+    python3 -c 'import json, sys
+j = json.load(open(sys.argv[1])); t = j["timings_ms"]
+print("%-28s forest %d weight %s  e2e %.1f  up %.1f  comp %.1f  down %.1f  peak %s" % (sys.argv[2], j["forest_edges"], j["total_weight"], t["end_to_end"], t["upload"], t["compute"], t["download"], j.get("device_peak_bytes")))' "$1" "$2"
+}
+# name, binary, graph, extra arguments: one call, its forest's md5 printed.
+call() {
+    local name=$1 bin=$2 graph=$3
+    shift 3
+    "$bin" msf "$graph" --json --edges-out "$dir/forest.txt" "$@" >"$dir/out.json"
+    show "$dir/out.json" "$name"
+    echo "    forest md5 $(md5sum <"$dir/forest.txt" | cut -d' ' -f1)"
+    rm -f "$dir/forest.txt"
+}
+"$new" generate rmat --scale 22 --edge-factor 16 --seed 1 --out "$dir/rmat22.gmst" >/dev/null
+"$new" generate random --vertices 4194304 --edges 33554432 --seed 1 --out "$dir/random22.gmst" >/dev/null
+call "R-MAT 22 uncapped" "$new" "$dir/rmat22.gmst" --backend "$backend" --repeat 5
+for round in $(seq "${ROUNDS:-2}"); do
+    for b in ${old:+old} new; do
+        bin=$new
+        [ "$b" = old ] && bin=$old
+        call "R-MAT 22 860 MB, $b" "$bin" "$dir/rmat22.gmst" --backend "$backend" --repeat 5 --device-memory-limit 860000000
+        call "random 22 900 MB, $b" "$bin" "$dir/random22.gmst" --backend "$backend" --repeat 5 --device-memory-limit 900000000
+    done
+done
+rm -f "$dir/rmat22.gmst" "$dir/random22.gmst"
+if [ "${BIG:-1}" = 1 ]; then
+    "$new" generate rmat --scale 26 --edge-factor 16 --seed 1 --out "$dir/rmat26.gmst" >/dev/null
+    call "R-MAT 26 uncapped" "$new" "$dir/rmat26.gmst" --backend "$backend"
+    for b in ${old:+old} new; do
+        bin=$new
+        [ "$b" = old ] && bin=$old
+        call "R-MAT 26 14 GB, $b" "$bin" "$dir/rmat26.gmst" --backend "$backend" --repeat 2 --device-memory-limit 14000000000
+    done
+    [ "${CPU:-1}" = 1 ] && call "R-MAT 26, CPU tier" "$new" "$dir/rmat26.gmst" --backend cpu
+    rm -f "$dir/rmat26.gmst"
+fi
