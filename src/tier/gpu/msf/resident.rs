@@ -328,8 +328,10 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
                 gather(from.arg(), W::DTYPE.size() == 8, into.arg())?;
             }
         }
-        // The uploads queue behind the gathers and wait for their copies: the last
-        // call's arrays are read no more when they are freed below.
+        // The partition's own edges behind the forest (the gathers write only its
+        // part). The last call's arrays are freed after them, which is safe while the
+        // gathers may still run: frees are ordered behind the work already queued
+        // (CUDA's stream-ordered pool, OpenCL's release of a buffer in use).
         let mut at = carried;
         for (i, piece) in edges.u.iter().enumerate() {
             tier.write_at(&mut arrays.u, at, piece)?;
