@@ -756,3 +756,17 @@ __kernel void rs_forest_weights(__global const uint* weights, __global const ulo
         out[i] = weights[e];
     }
 }
+
+// A graph solved in partitions: the whole list's positions of the forest a partition
+// call found (`ids`: its positions in the call, whose first `carried` edges are the
+// forest carried in, at the whole list's positions `before`; the rest are the list's
+// edges from `start` on).
+__kernel void rs_carry_positions(__global const ulong* ids, uint count, uint carried,
+                                 ulong start, __global const ulong* before,
+                                 __global ulong* after) {
+    uint i = get_global_id(0);
+    if (i >= count)
+        return;
+    ulong p = ids[i];
+    after[i] = p < carried ? before[p] : start + (p - carried);
+}

@@ -6,14 +6,11 @@
 //! cycle in G1, so of a cycle in G1 ∪ G2 too. So the forest so far is carried into each
 //! next partition: the device solves the forest's edges followed by the partition's,
 //! whose positions keep the ids' order (the forest's ids all precede the partition's),
-//! so ties fall as in one call and the forest is the same. The forest's ends and
-//! weights stay in device memory (`resident::Partitions` gathers them there); the host
-//! keeps only their positions in the whole list.
-
-use rayon::prelude::*;
+//! so ties fall as in one call and the forest is the same. The forest stays in device
+//! memory (`resident::Partitions` gathers its ends, weights and positions in the whole
+//! list there); the host brings its positions back once, at the end.
 
 use super::{device_adjacency, Result};
-use crate::alloc;
 use crate::tier::gpu::msf::resident::{HostEdges, Partitions, Work};
 use crate::tier::gpu::msf::DeviceTimings;
 use crate::tier::gpu::{Device, Gpu};
@@ -36,12 +33,9 @@ pub(super) fn solve_in_partitions<D: Device, W: Element>(
 ) -> Result<Option<(Vec<u64>, DeviceTimings)>> {
     let m = u.len();
     let mut partitions = Partitions::<D, W>::new(tier, *work);
-    // The forest so far: its edges' positions in the whole list, in the order the
-    // device holds them.
-    let mut forest: Vec<u64> = Vec::new();
-    let mut start = 0;
+    let (mut start, mut carried) = (0, 0);
     while start < m {
-        let end = m.min(start + (fit - forest.len()));
+        let end = m.min(start + (fit - carried));
         let weight_piece = weights.map(|w| [&w[start..end]]);
         let edges = HostEdges {
             num_vertices: n,
@@ -49,20 +43,11 @@ pub(super) fn solve_in_partitions<D: Device, W: Element>(
             v: &[&v[start..end]],
             weights: weight_piece.as_ref().map(|p| &p[..]),
         };
-        let Ok(chosen) = partitions.solve_next(&edges, device_adjacency)? else {
+        let Ok(forest_edges) = partitions.solve_next(&edges, start, device_adjacency)? else {
             return Ok(None);
         };
-        // Position p of the call: the carried forest's p-th edge, or edge start + p -
-        // carried of the list.
-        let carried = forest.len() as u64;
-        forest = alloc::par_collect(
-            chosen.par_iter().map(|&p| match p < carried {
-                true => forest[p as usize],
-                false => start as u64 + (p - carried),
-            }),
-            "the forest carried to the next partition",
-        )?;
+        carried = forest_edges;
         start = end;
     }
-    Ok(Some((forest, partitions.timings())))
+    partitions.finish().map(Some)
 }

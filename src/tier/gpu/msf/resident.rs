@@ -172,7 +172,8 @@ pub(crate) fn solve_host<D: Device, W: Element>(
         weights: edges.weights.map(|w| tier.upload_pieces(w)).transpose()?,
         kept: false,
     };
-    let (outcome, positions, _) = solve_uploaded(tier, &mut arrays, work, adjacency, &mut watch)?;
+    let (outcome, positions, _) =
+        solve_uploaded(tier, &mut arrays, work, adjacency, &mut watch, true)?;
     Ok((outcome, positions))
 }
 
@@ -220,23 +221,27 @@ fn check_host_call<D: Device, W: Element>(
 /// device buffer holding them.
 type Uploaded<D, W> = (ResidentOutcome<W>, Vec<u64>, Option<DeviceBuffer<D, u64>>);
 
-/// Solves uploaded arrays (see [`Uploaded`]).
+/// Solves uploaded arrays (see [`Uploaded`]; the positions stay on the device alone
+/// unless `download`).
 fn solve_uploaded<D: Device, W: Element>(
     tier: &Gpu<D>,
     arrays: &mut EdgeArrays<D, W>,
     work: &Work,
     adjacency: fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>,
     watch: &mut Stopwatch,
+    download: bool,
 ) -> Result<Uploaded<D, W>> {
     let capacity = arrays.num_vertices.saturating_sub(1).min(arrays.u.len());
     let ids = match capacity {
         0 => None,
         _ => Some(tier.alloc::<u64>(capacity)?),
     };
-    let host_ids = HostIds::prepare(capacity)?;
+    let host_ids = HostIds::prepare(if download { capacity } else { 0 })?;
     let mut outcome = solve_arrays(tier, arrays, ids.as_ref(), work, adjacency, watch)?;
     let mut positions = Vec::new();
-    if let (ResidentOutcome::Forest { count, timings, .. }, Some(ids)) = (&mut outcome, &ids) {
+    if let (ResidentOutcome::Forest { count, timings, .. }, Some(ids), true) =
+        (&mut outcome, &ids, download)
+    {
         positions = host_ids.take(*count)?;
         tier.read(ids, &mut positions)?;
         timings.download_ms += watch.lap();
@@ -245,8 +250,9 @@ fn solve_uploaded<D: Device, W: Element>(
 }
 
 /// A graph solved in partitions whose forest stays in device memory: each call solves
-/// the forest carried so far followed by the next edges, the forest gathered on the
-/// device from the last call's arrays (no trip through the host, no second upload).
+/// the forest carried so far followed by the next edges of the list, the forest
+/// gathered on the device from the last call's arrays, and its positions in the whole
+/// list kept there too (no trip through the host, no second upload).
 pub(crate) struct Partitions<'t, D: Device, W> {
     tier: &'t Gpu<D>,
     work: Work,
@@ -254,6 +260,8 @@ pub(crate) struct Partitions<'t, D: Device, W> {
     watch: Stopwatch,
     /// The last call's arrays and its forest in them.
     last: Option<Solved<D, W>>,
+    /// The carried forest's positions in the whole list (as many as `last.count`).
+    positions: Option<DeviceBuffer<D, u64>>,
     timings: DeviceTimings,
 }
 
@@ -272,18 +280,20 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
             work,
             watch: Stopwatch::start(tier),
             last: None,
+            positions: None,
             timings: DeviceTimings::default(),
         }
     }
 
     /// Solves the forest carried so far (its edges first, in the order they were
-    /// solved) followed by `edges` (one piece per array): the forest's positions in
-    /// this call, ascending, or the device's finding. The caller maps them back.
+    /// solved) followed by `edges` (one piece per array), edges `start..` of the whole
+    /// list: the forest's edge count so far, or the device's finding if a check fails.
     pub(crate) fn solve_next(
         &mut self,
         edges: &HostEdges<'_, W>,
+        start: usize,
         adjacency: fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>,
-    ) -> Result<std::result::Result<Vec<u64>, Finding>> {
+    ) -> Result<std::result::Result<usize, Finding>> {
         let tier = self.tier;
         let n = edges.num_vertices;
         let fresh = edges.u.iter().map(|p| p.len()).sum::<usize>();
@@ -342,22 +352,67 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
             at += piece.len();
         }
         self.last = None;
-        let (outcome, positions, ids) =
-            solve_uploaded(tier, &mut arrays, &self.work, adjacency, &mut self.watch)?;
-        match outcome {
-            ResidentOutcome::Invalid(finding) => Ok(Err(finding)),
-            ResidentOutcome::Forest { count, timings, .. } => {
-                add_timings(&mut self.timings, &timings);
-                self.last = ids.map(|ids| Solved { arrays, ids, count });
-                Ok(Ok(positions))
+        let (outcome, _, ids) = solve_uploaded(
+            tier,
+            &mut arrays,
+            &self.work,
+            adjacency,
+            &mut self.watch,
+            false,
+        )?;
+        let ResidentOutcome::Forest {
+            count, mut timings, ..
+        } = outcome
+        else {
+            let ResidentOutcome::Invalid(finding) = outcome else {
+                unreachable!("an outcome is a forest or a finding")
+            };
+            return Ok(Err(finding));
+        };
+        self.last = ids.map(|ids| Solved { arrays, ids, count });
+        // The forest's positions in the whole list, from the call's.
+        self.positions = match &self.last {
+            Some(solved) if count > 0 => {
+                let after = tier.alloc::<u64>(count)?;
+                let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(
+                    tier,
+                    edges.weights.is_some(),
+                )))?;
+                // With nothing carried, `before` is never read: any buffer will do.
+                let before = self.positions.as_ref().unwrap_or(&solved.ids);
+                tier.launch(
+                    &program,
+                    "rs_carry_positions",
+                    count,
+                    0,
+                    &[
+                        solved.ids.arg(),
+                        Arg::U32(count as u32),
+                        Arg::U32(carried as u32),
+                        Arg::U64(start as u64),
+                        before.arg(),
+                        after.arg(),
+                    ],
+                )?;
+                Some(after)
             }
-        }
+            _ => None,
+        };
+        timings.download_ms += self.watch.lap();
+        add_timings(&mut self.timings, &timings);
+        Ok(Ok(count))
     }
 
-    /// The calls' timings added up (the peak: the most held at once, carried arrays
-    /// included).
-    pub(crate) fn timings(&self) -> DeviceTimings {
-        self.timings
+    /// The forest's positions in the whole list, ascending, and the calls' timings
+    /// added up (the peak: the most held at once, carried arrays included).
+    pub(crate) fn finish(mut self) -> Result<(Vec<u64>, DeviceTimings)> {
+        let count = self.last.as_ref().map_or(0, |last| last.count);
+        let mut positions = alloc::zeroed::<u64>(count, "the forest's edge ids")?;
+        if let Some(on_device) = &self.positions {
+            self.tier.read(on_device, &mut positions)?;
+        }
+        self.timings.download_ms += self.watch.lap();
+        Ok((positions, self.timings))
     }
 }
 
@@ -443,9 +498,11 @@ pub(crate) fn host_edges_that_fit<D: Device, W: Element>(
     weighted: bool,
 ) -> usize {
     let (per_edge, per_vertex) = working_set(algorithm, key_bytes::<W>(weighted));
-    // Gpumst's own copies: the weights as uploaded, and a forest id per vertex at most.
+    // Gpumst's own copies: the weights as uploaded, and a forest id per vertex at most;
+    // in partitions also the carried forest's positions in the whole list, one per
+    // vertex at most, held while the next partition is solved.
     let per_edge = per_edge + if weighted { W::DTYPE.size() as u64 } else { 0 };
-    let fixed = n as u64 * (per_vertex + 8);
+    let fixed = n as u64 * (per_vertex + 8 + 8);
     let memory = tier.settings.global_memory;
     if fixed >= memory {
         return 0;
