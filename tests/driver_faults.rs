@@ -47,9 +47,11 @@ fn loses_context(tier: Tier, fault: DriverFault) -> bool {
     }
 }
 
-fn open(tier: Tier) -> Context {
+/// A context of `tier` that may use `device_memory_limit` bytes (0: the device's).
+fn open(tier: Tier, device_memory_limit: u64) -> Context {
     Context::new(&Options {
         tier,
+        device_memory_limit,
         ..Options::default()
     })
     .unwrap_or_else(|e| panic!("{tier} opened before and not now: {e}"))
@@ -62,8 +64,19 @@ fn walk<R: PartialEq + std::fmt::Debug>(
     what: &str,
     call: impl Fn(&Context) -> Result<R, Error>,
 ) -> u64 {
+    walk_capped(tier, 0, fault, what, call)
+}
+
+/// [`walk`] on contexts capped at `device_memory_limit` bytes.
+fn walk_capped<R: PartialEq + std::fmt::Debug>(
+    tier: Tier,
+    device_memory_limit: u64,
+    fault: DriverFault,
+    what: &str,
+    call: impl Fn(&Context) -> Result<R, Error>,
+) -> u64 {
     let _guard = KNOB.lock().unwrap_or_else(|e| e.into_inner());
-    let mut ctx = open(tier);
+    let mut ctx = open(tier, device_memory_limit);
     testing::fail_driver_call_after(None, fault);
     let expected = call(&ctx).unwrap_or_else(|e| panic!("{what}: undisturbed call: {e}"));
     for n in 0.. {
@@ -103,7 +116,7 @@ fn walk<R: PartialEq + std::fmt::Debug>(
                 later.message().contains("create a new one") && later.message().contains(name),
                 "{what}: {later}"
             );
-            ctx = open(tier);
+            ctx = open(tier, device_memory_limit);
         }
         let again = call(&ctx).unwrap_or_else(|e| panic!("{what}: after failure {n}: {e}"));
         assert_eq!(again, expected, "{what}: the call after failure {n}");
@@ -172,6 +185,46 @@ fn msf_survives_every_failed_driver_call() {
                 assert!(calls > 0, "{what}: no driver call was counted");
                 eprintln!("driver_faults: {what}: {calls} driver calls, each failed once");
             }
+        }
+    }
+}
+
+/// A graph over the cap, solved in partitions that carry the forest in device memory
+/// from one to the next: a failure in any partition frees what was carried.
+#[test]
+fn partitions_survive_every_failed_driver_call() {
+    let (n, m) = (300usize, 3000usize);
+    let (u, v) = common::msf::random_graph(n, m, 0x9E37_79B9_7F4A_7C15);
+    let mut s = common::msf::Stream(23);
+    let w: Vec<f64> = (0..m).map(|_| s.below(100) as f64 * 0.5).collect();
+    let graph = Graph::EdgeList {
+        num_vertices: n,
+        u: &u,
+        v: &v,
+        weights: Some(Weights::F64(&w)),
+    };
+    // Room for the vertices' arrays and about a third of the edges' working set.
+    const LIMIT: u64 = 80_000;
+    for tier in gpu_tiers() {
+        let forest = open(tier, LIMIT)
+            .msf(&graph, &MsfOptions::default())
+            .expect("the capped call");
+        let peak = forest
+            .device_timings
+            .expect("device timings")
+            .peak_device_bytes;
+        assert!(
+            peak <= LIMIT,
+            "{tier}: {peak} bytes held under a cap of {LIMIT}"
+        );
+        let uncapped = open(tier, 0).msf(&graph, &MsfOptions::default());
+        assert_eq!(Ok(&forest), uncapped.as_ref(), "{tier}: the capped forest");
+        for fault in FAULTS {
+            let what = format!("partitions on {tier} with {fault:?}");
+            let calls = walk_capped(tier, LIMIT, fault, &what, |ctx| {
+                ctx.msf(&graph, &MsfOptions::default())
+            });
+            eprintln!("driver_faults: {what}: {calls} driver calls, each failed once");
         }
     }
 }
