@@ -26,7 +26,7 @@
 
 use rayon::prelude::*;
 
-use super::{minimum_spanning_forest, partitioned, prepare, DeviceTimings, MsfOptions, Solver};
+use super::{minimum_spanning_forest, prepare, DeviceTimings, MsfOptions, Solver};
 use crate::graph::{Graph, WeightVec, Weights};
 use crate::types::Algorithm;
 use crate::{profile, Error, Result};
@@ -143,7 +143,7 @@ pub(super) fn solve(
             at_the_same_time(&mut round, t);
             next.push(edges);
         }
-        partitioned::add(&mut timings, &round);
+        timings.add(&round);
         if forests.len() % 2 == 1 {
             next.push(forests.pop().expect("an odd count is at least one"));
         }

@@ -211,9 +211,8 @@ pub(crate) fn minimum_spanning_forest(
     solver: Solver<'_>,
 ) -> Result<Forest> {
     let weights = weights_used(graph, options);
-    let (edges, num_vertices, device_timings) = match across_devices::solve(graph, options, solver)?
-    {
-        Some(split) => (split.edges, graph.num_vertices(), split.timings),
+    let (edges, device_timings) = match across_devices::solve(graph, options, solver)? {
+        Some(split) => (split.edges, split.timings),
         None => {
             // A GPU tier checks an edge list's ends on the device (same messages),
             // unless the host runs the algorithm or renumbers the vertices first.
@@ -235,7 +234,6 @@ pub(crate) fn minimum_spanning_forest(
             with_weights!(weights, w => solve_typed(ends, w, options, solver))?
         }
     };
-    debug_assert_eq!(num_vertices, graph.num_vertices());
     Ok(Forest {
         device_timings,
         ..forest_of(graph, options, edges, solver.tier())?
@@ -399,14 +397,13 @@ fn positions_to_ids(positions: Vec<u64>, ids: Option<&[u64]>) -> Vec<u64> {
 }
 
 /// Picks the narrowest priority type and runs the algorithm; returns the forest's
-/// edge ids (ascending) and the vertex count.
+/// edge ids (ascending) and, from a GPU tier, its timings.
 fn solve_typed<W: WeightKey + Element>(
     ends: prepare::Endpoints<'_>,
     weights: Option<&[W]>,
     options: &MsfOptions,
     solver: Solver<'_>,
-) -> Result<(Vec<u64>, usize, Option<DeviceTimings>)> {
-    let num_vertices = ends.num_vertices;
+) -> Result<(Vec<u64>, Option<DeviceTimings>)> {
     // Union-find over calloc'd memory costs nothing per isolated vertex; everything
     // else (vertex-centric algorithms, device buffers) works on the touched vertices.
     let ends = match (options.algorithm, solver) {
@@ -415,8 +412,7 @@ fn solve_typed<W: WeightKey + Element>(
             ends.without_isolated_vertices()
         })?,
     };
-    // The vertex count reported is the caller's, not the renumbered one.
-    let solved = match solver {
+    match solver {
         // A forest split across devices was taken before (`across_devices`): here the
         // first device solves the graph.
         Solver::OpenCl(tiers) if options.algorithm != Algorithm::Kruskal => {
@@ -426,8 +422,7 @@ fn solve_typed<W: WeightKey + Element>(
             solve_on_gpu(tiers[0], ends, weights, options)
         }
         _ => solve_on_cpu(ends, weights, options),
-    };
-    solved.map(|(edges, timings)| (edges, num_vertices, timings))
+    }
 }
 
 /// [`solve_typed`] on the CPU tier (and Kruskal everywhere).

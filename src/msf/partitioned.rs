@@ -16,8 +16,6 @@ use crate::tier::gpu::msf::DeviceTimings;
 use crate::tier::gpu::{Device, Gpu};
 use crate::types::Element;
 
-pub(super) use crate::tier::gpu::msf::resident::add_timings as add;
-
 /// The forest's edge positions (ascending) of the edge list `u`, `v`, `weights` over
 /// `n` vertices, solved in partitions that leave room for the forest within `fit`
 /// edges (`fit` > n - 1). `None` when a partition's device finds a bad edge: it sees

@@ -60,6 +60,20 @@ pub struct DeviceTimings {
     pub peak_device_bytes: u64,
 }
 
+impl DeviceTimings {
+    /// Adds a call's timings to these (the peak is the larger of the two).
+    pub(crate) fn add(&mut self, part: &DeviceTimings) {
+        self.upload_ms += part.upload_ms;
+        self.compute_ms += part.compute_ms;
+        self.download_ms += part.download_ms;
+        self.compute_device_ms = match (self.compute_device_ms, part.compute_device_ms) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        self.peak_device_bytes = self.peak_device_bytes.max(part.peak_device_bytes);
+    }
+}
+
 /// The compile-time shape of the MSF program: key width and 64-bit atomics.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct KernelConfig {

@@ -172,8 +172,14 @@ pub(crate) fn solve_host<D: Device, W: Element>(
         weights: edges.weights.map(|w| tier.upload_pieces(w)).transpose()?,
         kept: false,
     };
-    let (outcome, positions, _) =
-        solve_uploaded(tier, &mut arrays, work, adjacency, &mut watch, true)?;
+    let host_ids = HostIds::prepare(n.saturating_sub(1).min(m))?;
+    let (mut outcome, ids) = solve_uploaded(tier, &mut arrays, work, adjacency, &mut watch)?;
+    let mut positions = Vec::new();
+    if let (ResidentOutcome::Forest { count, timings, .. }, Some(ids)) = (&mut outcome, &ids) {
+        positions = host_ids.take(*count)?;
+        tier.read(ids, &mut positions)?;
+        timings.download_ms += watch.lap();
+    }
     Ok((outcome, positions))
 }
 
@@ -217,36 +223,25 @@ fn check_host_call<D: Device, W: Element>(
     Ok(true)
 }
 
-/// A solved call: the outcome, the forest's positions (ascending) on the host, and the
-/// device buffer holding them.
-type Uploaded<D, W> = (ResidentOutcome<W>, Vec<u64>, Option<DeviceBuffer<D, u64>>);
+/// A call's outcome and the device buffer holding its forest's positions (ascending;
+/// none when the graph can have no forest edge).
+type Solution<D, W> = (ResidentOutcome<W>, Option<DeviceBuffer<D, u64>>);
 
-/// Solves uploaded arrays (see [`Uploaded`]; the positions stay on the device alone
-/// unless `download`).
+/// Solves uploaded arrays (see [`Solution`]).
 fn solve_uploaded<D: Device, W: Element>(
     tier: &Gpu<D>,
     arrays: &mut EdgeArrays<D, W>,
     work: &Work,
     adjacency: fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>,
     watch: &mut Stopwatch,
-    download: bool,
-) -> Result<Uploaded<D, W>> {
+) -> Result<Solution<D, W>> {
     let capacity = arrays.num_vertices.saturating_sub(1).min(arrays.u.len());
     let ids = match capacity {
         0 => None,
         _ => Some(tier.alloc::<u64>(capacity)?),
     };
-    let host_ids = HostIds::prepare(if download { capacity } else { 0 })?;
-    let mut outcome = solve_arrays(tier, arrays, ids.as_ref(), work, adjacency, watch)?;
-    let mut positions = Vec::new();
-    if let (ResidentOutcome::Forest { count, timings, .. }, Some(ids), true) =
-        (&mut outcome, &ids, download)
-    {
-        positions = host_ids.take(*count)?;
-        tier.read(ids, &mut positions)?;
-        timings.download_ms += watch.lap();
-    }
-    Ok((outcome, positions, ids))
+    let outcome = solve_arrays(tier, arrays, ids.as_ref(), work, adjacency, watch)?;
+    Ok((outcome, ids))
 }
 
 /// A graph solved in partitions whose forest stays in device memory: each call solves
@@ -307,16 +302,16 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
             weights: edges.weights.map(|_| tier.alloc::<W>(m)).transpose()?,
             kept: true,
         };
+        let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(
+            tier,
+            edges.weights.is_some(),
+        )))?;
         if let Some(Solved {
             arrays: last,
             ids,
             count,
         }) = self.last.as_ref().filter(|last| last.count > 0)
         {
-            let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(
-                tier,
-                last.weights.is_some(),
-            )))?;
             let gather = |from: Arg<D>, wide: bool, into: Arg<D>| {
                 tier.launch(
                     &program,
@@ -352,32 +347,17 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
             at += piece.len();
         }
         self.last = None;
-        let (outcome, _, ids) = solve_uploaded(
-            tier,
-            &mut arrays,
-            &self.work,
-            adjacency,
-            &mut self.watch,
-            false,
-        )?;
-        let ResidentOutcome::Forest {
-            count, mut timings, ..
-        } = outcome
-        else {
-            let ResidentOutcome::Invalid(finding) = outcome else {
-                unreachable!("an outcome is a forest or a finding")
-            };
-            return Ok(Err(finding));
+        let (outcome, ids) =
+            solve_uploaded(tier, &mut arrays, &self.work, adjacency, &mut self.watch)?;
+        let (count, mut timings) = match outcome {
+            ResidentOutcome::Forest { count, timings, .. } => (count, timings),
+            ResidentOutcome::Invalid(finding) => return Ok(Err(finding)),
         };
         self.last = ids.map(|ids| Solved { arrays, ids, count });
         // The forest's positions in the whole list, from the call's.
         self.positions = match &self.last {
             Some(solved) if count > 0 => {
                 let after = tier.alloc::<u64>(count)?;
-                let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(
-                    tier,
-                    edges.weights.is_some(),
-                )))?;
                 // With nothing carried, `before` is never read: any buffer will do.
                 let before = self.positions.as_ref().unwrap_or(&solved.ids);
                 tier.launch(
@@ -399,7 +379,7 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
             _ => None,
         };
         timings.download_ms += self.watch.lap();
-        add_timings(&mut self.timings, &timings);
+        self.timings.add(&timings);
         Ok(Ok(count))
     }
 
@@ -414,18 +394,6 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
         self.timings.download_ms += self.watch.lap();
         Ok((positions, self.timings))
     }
-}
-
-/// Adds a call's timings to a total (the peak is the larger of the two).
-pub(crate) fn add_timings(total: &mut DeviceTimings, part: &DeviceTimings) {
-    total.upload_ms += part.upload_ms;
-    total.compute_ms += part.compute_ms;
-    total.download_ms += part.download_ms;
-    total.compute_device_ms = match (total.compute_device_ms, part.compute_device_ms) {
-        (Some(a), Some(b)) => Some(a + b),
-        (a, b) => a.or(b),
-    };
-    total.peak_device_bytes = total.peak_device_bytes.max(part.peak_device_bytes);
 }
 
 /// The host vector that receives a forest's ids from the device.
