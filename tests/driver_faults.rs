@@ -125,6 +125,8 @@ fn walk_capped<R: PartialEq + std::fmt::Debug>(
 }
 
 fn gpu_tiers() -> Vec<Tier> {
+    // Opening a context calls the driver: not while another test injects failures.
+    let _guard = KNOB.lock().unwrap_or_else(|e| e.into_inner());
     // GPUMST_TEST_TIERS narrows the tiers, e.g. to CUDA alone under compute-sanitizer.
     let tiers: Vec<Tier> = [Tier::OpenCl, Tier::Cuda]
         .into_iter()
@@ -206,6 +208,8 @@ fn partitions_survive_every_failed_driver_call() {
     // Room for the vertices' arrays and about a third of the edges' working set.
     const LIMIT: u64 = 80_000;
     for tier in gpu_tiers() {
+        // The knob is process-wide: these calls wait while another test injects.
+        let guard = KNOB.lock().unwrap_or_else(|e| e.into_inner());
         let forest = open(tier, LIMIT)
             .msf(&graph, &MsfOptions::default())
             .expect("the capped call");
@@ -219,6 +223,7 @@ fn partitions_survive_every_failed_driver_call() {
         );
         let uncapped = open(tier, 0).msf(&graph, &MsfOptions::default());
         assert_eq!(Ok(&forest), uncapped.as_ref(), "{tier}: the capped forest");
+        drop(guard);
         for fault in FAULTS {
             let what = format!("partitions on {tier} with {fault:?}");
             let calls = walk_capped(tier, LIMIT, fault, &what, |ctx| {
