@@ -486,6 +486,13 @@ gpumst_status gpumst_context_native(struct gpumst_context *ctx, struct gpumst_na
 // but GPUMST_ALGORITHM_KRUSKAL (the host reference) is accepted; prim builds its
 // adjacency on the host, so it copies the graph there. A context without a GPU tier
 // fails with GPUMST_BACKEND_UNAVAILABLE.
+//
+// The caller's arrays (the graph and `edge_ids`) count against the device's memory
+// (or `device_memory_limit`). Where gpumst's working set does not fit beside them,
+// the forest is computed a partition of the edges at a time, each copied on the
+// device from the caller's arrays (the same forest); where the vertices' arrays and
+// twice a forest do not fit either, the call fails with GPUMST_OUT_OF_MEMORY and the
+// sizes.
 gpumst_status gpumst_msf_device(struct gpumst_context *ctx, const struct gpumst_device_graph *graph, gpumst_algorithm algorithm, uint32_t flags, void *edge_ids, void *stream, uint64_t *num_edges, uint64_t *num_components, struct gpumst_total_weight *total);
 
 // Scans `n` elements of `dtype` in device memory from `input` into `output` (as

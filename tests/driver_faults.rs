@@ -13,9 +13,11 @@ mod common;
 
 use std::sync::Mutex;
 
+use gpumst::msf::{DeviceGraph, DeviceOutput};
 use gpumst::testing::{self, DriverFault};
 use gpumst::{
-    Algorithm, Context, Error, Graph, MsfOptions, Options, ScanKind, ScanOp, Status, Tier, Weights,
+    Algorithm, Context, DType, Error, Graph, MsfOptions, Options, ScanKind, ScanOp, Status, Tier,
+    Weights,
 };
 
 static KNOB: Mutex<()> = Mutex::new(());
@@ -229,6 +231,66 @@ fn partitions_survive_every_failed_driver_call() {
             let calls = walk_capped(tier, LIMIT, fault, &what, |ctx| {
                 ctx.msf(&graph, &MsfOptions::default())
             });
+            eprintln!("driver_faults: {what}: {calls} driver calls, each failed once");
+        }
+    }
+}
+
+/// A graph in device memory over the cap, solved in partitions copied from the
+/// caller's arrays: a failure in any partition frees what gpumst held.
+#[test]
+fn device_partitions_survive_every_failed_driver_call() {
+    let (n, m) = (300usize, 3000usize);
+    let (u, v) = common::msf::random_graph(n, m, 0x2F0F_5A5A_1234_4321);
+    let mut s = common::msf::Stream(29);
+    let w: Vec<f64> = (0..m).map(|_| s.below(100) as f64 * 0.25).collect();
+    // The caller's arrays (51 KB) and about a third of the edges' working set (one
+    // call would need 178 KB: without partitions the capped call is refused).
+    const LIMIT: u64 = 120_000;
+    // The call, the forest's ids and its total weight (failures of the uploads and
+    // the read-back count too).
+    let call = |ctx: &Context| {
+        let (du, dv, dw) = (ctx.upload(&u)?, ctx.upload(&v)?, ctx.upload(&w)?);
+        let ids = ctx.upload(&vec![0u64; n - 1])?;
+        let address = |b: Option<usize>| b.expect("a device buffer");
+        let graph = DeviceGraph {
+            num_vertices: n,
+            num_edges: m,
+            u: address(du.device_address()),
+            v: address(dv.device_address()),
+            weights: Some((address(dw.device_address()), DType::F64)),
+        };
+        let output = DeviceOutput {
+            edge_ids: address(ids.device_address()),
+            queue: 0,
+            total_weight: true,
+        };
+        // SAFETY: every address is a live buffer of ctx's tier made above, of the
+        // lengths the graph states.
+        let forest = unsafe { ctx.msf_on_device(&graph, &MsfOptions::default(), &output)? };
+        let mut host = vec![0u64; n - 1];
+        ctx.download(&ids, &mut host)?;
+        host.truncate(forest.num_edges);
+        Ok((host, forest.total_weight))
+    };
+    let graph = Graph::EdgeList {
+        num_vertices: n,
+        u: &u,
+        v: &v,
+        weights: Some(Weights::F64(&w)),
+    };
+    for tier in gpu_tiers() {
+        let guard = KNOB.lock().unwrap_or_else(|e| e.into_inner());
+        let (ids, total) = call(&open(tier, LIMIT)).expect("the capped call");
+        let uncapped = open(tier, 0)
+            .msf(&graph, &MsfOptions::default())
+            .expect("the uncapped call");
+        assert_eq!(ids, uncapped.edges, "{tier}: the capped forest");
+        assert_eq!(total, Some(uncapped.total_weight), "{tier}: its weight");
+        drop(guard);
+        for fault in FAULTS {
+            let what = format!("device partitions on {tier} with {fault:?}");
+            let calls = walk_capped(tier, LIMIT, fault, &what, call);
             eprintln!("driver_faults: {what}: {calls} driver calls, each failed once");
         }
     }

@@ -3,8 +3,10 @@
 //! forest must be the in-memory one edge for edge (the reference and the CPU tier), on
 //! every GPU tier this machine has (OpenCL on PoCL in CI, CUDA on the device machine).
 
+use gpumst::msf::{DeviceForest, DeviceGraph, DeviceOutput};
 use gpumst::{
-    Algorithm, Context, Forest, Graph, MsfOptions, Options, Status, Tier, TotalWeight, Weights,
+    Algorithm, Buffer, Context, Element, Forest, Graph, MsfOptions, Options, Status, Tier,
+    TotalWeight, Weights,
 };
 
 mod common;
@@ -204,5 +206,175 @@ fn too_many_vertices_for_the_cap_is_out_of_memory() {
             "the message gives the sizes: {}",
             e.message()
         );
+    }
+}
+
+/// The cap of the device-memory tests: the caller's arrays count against it, so it
+/// leaves about as much beside them as `LIMIT` leaves the host arrays' partitions.
+const DEVICE_LIMIT: u64 = 1_000_000;
+
+/// An edge list uploaded to `ctx`'s tier with room for its forest's ids.
+struct OnDevice<W: Element> {
+    u: Buffer<u32>,
+    v: Buffer<u32>,
+    w: Option<Buffer<W>>,
+    ids: Buffer<u64>,
+    n: usize,
+}
+
+impl<W: Element> OnDevice<W> {
+    fn new(ctx: &Context, n: usize, u: &[u32], v: &[u32], w: Option<&[W]>) -> Self {
+        let capacity = n.saturating_sub(1).min(u.len());
+        OnDevice {
+            u: ctx.upload(u).unwrap(),
+            v: ctx.upload(v).unwrap(),
+            w: w.map(|w| ctx.upload(w).unwrap()),
+            ids: ctx.upload(&vec![u64::MAX; capacity]).unwrap(),
+            n,
+        }
+    }
+
+    /// Bytes of the caller's arrays (the graph and the ids' room).
+    fn bytes(&self) -> u64 {
+        let m = self.u.len() as u64;
+        let weights = self.w.as_ref().map_or(0, |_| W::DTYPE.size() as u64);
+        m * (8 + weights) + 8 * self.ids.len() as u64
+    }
+
+    fn solve(&self, ctx: &Context, options: &MsfOptions) -> gpumst::Result<DeviceForest> {
+        fn address<T: Element>(b: &Buffer<T>) -> usize {
+            b.device_address().expect("a device buffer")
+        }
+        let graph = DeviceGraph {
+            num_vertices: self.n,
+            num_edges: self.u.len(),
+            u: address(&self.u),
+            v: address(&self.v),
+            weights: self.w.as_ref().map(|w| (address(w), W::DTYPE)),
+        };
+        let output = DeviceOutput {
+            edge_ids: address(&self.ids),
+            queue: 0,
+            total_weight: true,
+        };
+        // SAFETY: every address is a live buffer of ctx's tier made in `new`, of the
+        // lengths the graph states.
+        unsafe { ctx.msf_on_device(&graph, options, &output) }
+    }
+
+    /// The first `count` forest ids, read back.
+    fn ids(&self, ctx: &Context, count: usize) -> Vec<u64> {
+        let mut all = vec![0u64; self.ids.len()];
+        ctx.download(&self.ids, &mut all).unwrap();
+        all.truncate(count);
+        all
+    }
+}
+
+/// A graph in device memory whose working set exceeds the cap beside it is solved in
+/// partitions copied on the device, and gives the in-memory forest.
+fn check_on_device<W: Element + RefWeight>(
+    what: &str,
+    ctx: &Context,
+    n: usize,
+    u: &[u32],
+    v: &[u32],
+    w: Option<&[W]>,
+) {
+    let graph = OnDevice::new(ctx, n, u, v, w);
+    let room = DEVICE_LIMIT - graph.bytes();
+    for algorithm in [
+        Algorithm::Auto,
+        Algorithm::Boruvka,
+        Algorithm::Strut,
+        Algorithm::Prim,
+    ] {
+        for maximum in [false, true] {
+            let what = format!("{} {what} {algorithm} maximum={maximum}", ctx.tier());
+            let options = MsfOptions {
+                algorithm,
+                maximum,
+                ..MsfOptions::default()
+            };
+            let (expected, components) = reference(n, u, v, w, maximum);
+            let total = match w {
+                Some(_) => reference_total(&expected, w),
+                None => TotalWeight::Int(expected.len() as i128),
+            };
+            let forest = graph
+                .solve(ctx, &options)
+                .unwrap_or_else(|e| panic!("{what}: {}", e.message()));
+            assert_eq!(graph.ids(ctx, forest.num_edges), expected, "{what}: edges");
+            assert_eq!(forest.num_components, components, "{what}: components");
+            assert_eq!(forest.total_weight, Some(total), "{what}: total weight");
+            let peak = forest.device_timings.peak_device_bytes;
+            assert!(
+                peak > 0 && peak <= room,
+                "{what}: gpumst held {peak} bytes at most; the cap leaves {room} beside the caller's arrays"
+            );
+        }
+    }
+}
+
+#[test]
+fn graphs_in_device_memory_larger_than_the_cap_give_the_in_memory_forest() {
+    let (n, m) = (1000, 40_000);
+    let (u, v) = random_graph(n, m, 17);
+    let mut s = Stream(31);
+    let w32: Vec<u32> = (0..m).map(|_| s.below(40)).collect();
+    let wf: Vec<f64> = w32.iter().map(|&x| x as f64 * 0.5 - 3.0).collect();
+    for ctx in capped_gpu_tiers(DEVICE_LIMIT) {
+        // One call would need 1.8 MB or more: without partitions these are refused.
+        check_on_device("u32", &ctx, n, &u, &v, Some(&w32));
+        check_on_device("f64", &ctx, n, &u, &v, Some(&wf));
+        check_on_device::<u32>("unweighted", &ctx, n, &u, &v, None);
+    }
+}
+
+/// Bad edges of a graph in device memory, solved in partitions, are named as one call
+/// on host arrays names them (a later partition may hold the first bad u).
+#[test]
+fn bad_edges_in_device_memory_are_named_as_in_memory() {
+    let (n, m) = (1000, 40_000);
+    let (u, v) = random_graph(n, m, 5);
+    let w: Vec<f32> = (0..m).map(|e| (e % 89) as f32).collect();
+    let cpu = Context::new(&Options {
+        tier: Tier::Cpu,
+        ..Options::default()
+    })
+    .unwrap();
+    let mut bad_u = u.clone();
+    bad_u[36_000] = n as u32 + 2;
+    let mut bad_v = v.clone();
+    bad_v[21_000] = n as u32;
+    let mut late_bad_v = v.clone();
+    late_bad_v[39_999] = u32::MAX;
+    let mut nan = w.clone();
+    nan[25_000] = f32::NAN;
+    nan[33_000] = f32::NAN;
+    /// What is wrong, u, v, weights.
+    type Case<'a> = (&'a str, &'a [u32], &'a [u32], &'a [f32]);
+    let cases: [Case; 4] = [
+        ("a late bad u and an earlier bad v", &bad_u, &bad_v, &w),
+        ("a late bad v and earlier NaNs", &u, &late_bad_v, &nan),
+        ("a bad v", &u, &bad_v, &w),
+        ("two NaN weights", &u, &v, &nan),
+    ];
+    for ctx in capped_gpu_tiers(DEVICE_LIMIT) {
+        for (what, u, v, w) in cases {
+            let host = Graph::EdgeList {
+                num_vertices: n,
+                u,
+                v,
+                weights: Some(Weights::F32(w)),
+            };
+            let options = MsfOptions::default();
+            let expected = cpu.msf(&host, &options).unwrap_err();
+            let got = OnDevice::new(&ctx, n, u, v, Some(w))
+                .solve(&ctx, &options)
+                .unwrap_err();
+            assert_eq!(got.status(), expected.status(), "{what}");
+            assert_eq!(got.message(), expected.message(), "{what}");
+        }
     }
 }

@@ -131,6 +131,13 @@ fn count(n: u64, name: &str) -> Result<usize> {
 /// but GPUMST_ALGORITHM_KRUSKAL (the host reference) is accepted; prim builds its
 /// adjacency on the host, so it copies the graph there. A context without a GPU tier
 /// fails with GPUMST_BACKEND_UNAVAILABLE.
+///
+/// The caller's arrays (the graph and `edge_ids`) count against the device's memory
+/// (or `device_memory_limit`). Where gpumst's working set does not fit beside them,
+/// the forest is computed a partition of the edges at a time, each copied on the
+/// device from the caller's arrays (the same forest); where the vertices' arrays and
+/// twice a forest do not fit either, the call fails with GPUMST_OUT_OF_MEMORY and the
+/// sizes.
 #[no_mangle]
 pub unsafe extern "C" fn gpumst_msf_device(
     ctx: *mut gpumst_context,

@@ -11,7 +11,7 @@
 //! list there); the host brings its positions back once, at the end.
 
 use super::{device_adjacency, Result};
-use crate::tier::gpu::msf::resident::{HostEdges, Partitions, Work};
+use crate::tier::gpu::msf::resident::{Fresh, Partitions, Source, Work};
 use crate::tier::gpu::msf::DeviceTimings;
 use crate::tier::gpu::{Device, Gpu};
 use crate::types::Element;
@@ -29,23 +29,16 @@ pub(super) fn solve_in_partitions<D: Device, W: Element>(
     work: &Work,
     fit: usize,
 ) -> Result<Option<(Vec<u64>, DeviceTimings)>> {
-    let m = u.len();
-    let mut partitions = Partitions::<D, W>::new(tier, *work);
-    let (mut start, mut carried) = (0, 0);
-    while start < m {
-        let end = m.min(start + (fit - carried));
-        let weight_piece = weights.map(|w| [&w[start..end]]);
-        let edges = HostEdges {
-            num_vertices: n,
-            u: &[&u[start..end]],
-            v: &[&v[start..end]],
-            weights: weight_piece.as_ref().map(|p| &p[..]),
-        };
-        let Ok(forest_edges) = partitions.solve_next(&edges, start, device_adjacency)? else {
-            return Ok(None);
-        };
-        carried = forest_edges;
-        start = end;
+    let mut partitions = Partitions::<D, W>::new(tier, *work, n);
+    let fresh = |range| Fresh {
+        source: Source::Host { u, v, weights },
+        range,
+    };
+    if partitions
+        .solve_all(u.len(), fit, fresh, device_adjacency)?
+        .is_err()
+    {
+        return Ok(None);
     }
     partitions.finish().map(Some)
 }

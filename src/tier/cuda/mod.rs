@@ -1087,11 +1087,25 @@ impl gpu::Device for CudaDevice {
         status.result().map_err(self.err("cuMemset"))
     }
 
-    fn copy(&self, source: &CudaMemory, target: &mut CudaMemory, bytes: usize) -> Result<()> {
+    fn copy(
+        &self,
+        source: &CudaMemory,
+        from: usize,
+        target: &mut CudaMemory,
+        to: usize,
+        bytes: usize,
+    ) -> Result<()> {
         self.context.bind()?;
-        // SAFETY: the caller passes allocations of at least `bytes` bytes each.
-        unsafe { result::memcpy_dtod_async(target.pointer, source.pointer, bytes, self.stream()) }
-            .map_err(self.err("cuMemcpyDtoDAsync"))
+        // SAFETY: the caller keeps both ranges inside their allocations.
+        unsafe {
+            result::memcpy_dtod_async(
+                target.pointer + to as u64,
+                source.pointer + from as u64,
+                bytes,
+                self.stream(),
+            )
+        }
+        .map_err(self.err("cuMemcpyDtoDAsync"))
     }
 
     fn build(&self, kind: ProgramKind, _settings: &Settings) -> Result<CudaModule> {

@@ -103,7 +103,16 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     fn host_words_read(words: &Self::HostWords) -> [u64; 2];
     /// Sets the first `count` elements of type T to `value`.
     fn fill<T: Plain>(&self, memory: &mut Self::Memory, value: T, count: usize) -> Result<()>;
-    fn copy(&self, source: &Self::Memory, target: &mut Self::Memory, bytes: usize) -> Result<()>;
+    /// Copies `bytes` bytes from byte `from` of `source` to byte `to` of `target`, in
+    /// order behind the work issued so far (no wait).
+    fn copy(
+        &self,
+        source: &Self::Memory,
+        from: usize,
+        target: &mut Self::Memory,
+        to: usize,
+        bytes: usize,
+    ) -> Result<()>;
     fn build(&self, kind: ProgramKind, settings: &Settings) -> Result<Self::Program>;
     /// Launches `groups` work-groups of `group` work-items of kernel `name`.
     fn launch(
@@ -474,6 +483,35 @@ impl<D: Device> Gpu<D> {
                 &mut buffer.memory,
                 at * std::mem::size_of::<T>(),
                 bytes_of(data),
+            )
+        })
+    }
+
+    /// Copies `len` elements from element `from` of `source` to element `at` of
+    /// `target`, in order behind the work issued so far.
+    fn copy_at<T>(
+        &self,
+        source: &DeviceBuffer<D, T>,
+        from: usize,
+        target: &mut DeviceBuffer<D, T>,
+        at: usize,
+        len: usize,
+    ) -> Result<()> {
+        if len == 0 {
+            return Ok(());
+        }
+        assert!(
+            from + len <= source.len && at + len <= target.len,
+            "a device copy past a buffer's end"
+        );
+        let size = std::mem::size_of::<T>();
+        self.driver("a copy on the device", || {
+            self.device.copy(
+                &source.memory,
+                from * size,
+                &mut target.memory,
+                at * size,
+                len * size,
             )
         })
     }

@@ -485,10 +485,7 @@ impl<D: Device> Gpu<D> {
         copy: &mut DeviceBuffer<D, T>,
     ) -> Result<()> {
         if source.len() > 0 {
-            let bytes = source.len() * std::mem::size_of::<T>();
-            self.driver("a copy on the device", || {
-                self.device.copy(&source.memory, &mut copy.memory, bytes)
-            })?;
+            self.copy_at(source, 0, copy, 0, source.len())?;
             self.finish()?;
         }
         Ok(())

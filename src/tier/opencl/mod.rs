@@ -436,11 +436,18 @@ impl gpu::Device for OpenClDevice {
         Ok(())
     }
 
-    fn copy(&self, source: &Buffer<u8>, target: &mut Buffer<u8>, bytes: usize) -> Result<()> {
-        // SAFETY: the caller passes buffers of at least `bytes` bytes each.
+    fn copy(
+        &self,
+        source: &Buffer<u8>,
+        from: usize,
+        target: &mut Buffer<u8>,
+        to: usize,
+        bytes: usize,
+    ) -> Result<()> {
+        // SAFETY: the caller keeps both ranges inside their buffers.
         unsafe {
             self.queue
-                .enqueue_copy_buffer(source, target, 0, 0, bytes, &[])
+                .enqueue_copy_buffer(source, target, from, to, bytes, &[])
         }
         .map_err(|e| self.cl_error("clEnqueueCopyBuffer", e))?;
         Ok(())

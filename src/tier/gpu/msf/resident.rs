@@ -4,6 +4,7 @@
 //! only a few words, plus the forest's weights when the caller wants its total.
 
 use std::borrow::Cow;
+use std::ops::Range;
 use std::sync::{Arc, Condvar, Mutex};
 
 use super::{
@@ -48,6 +49,21 @@ pub(crate) enum Finding {
     NanWeight {
         edge: usize,
     },
+}
+
+impl Finding {
+    /// The same finding for an edge `by` positions further on.
+    fn moved(self, by: isize) -> Finding {
+        let at = |edge: usize| edge.wrapping_add_signed(by);
+        match self {
+            Finding::EndOutOfRange { u, edge, value } => Finding::EndOutOfRange {
+                u,
+                edge: at(edge),
+                value,
+            },
+            Finding::NanWeight { edge } => Finding::NanWeight { edge: at(edge) },
+        }
+    }
 }
 
 pub(crate) enum ResidentOutcome<W> {
@@ -115,18 +131,25 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
         },
         kept: false,
     };
-    let ids = match capacity {
+    let mut ids = match capacity {
         0 => None,
         _ => Some(unsafe { tier.wrap::<u64>(request.ids_out, capacity, "the forest's edge ids")? }),
     };
-    check_capacity(
-        tier,
-        request.work.algorithm,
-        n,
-        m,
-        key_bytes::<W>(arrays.weights.is_some()),
-        0,
-    )?;
+    let weighted = arrays.weights.is_some();
+    let algorithm = request.work.algorithm;
+    if let Err(too_large) = check_capacity(tier, algorithm, n, m, key_bytes::<W>(weighted), 0) {
+        // Over the device's memory: in partitions, copied from the caller's arrays, if
+        // the memory beside them (and the ids' room) holds the vertices' arrays and
+        // twice a forest.
+        let weight_bytes = if weighted { W::DTYPE.size() } else { 0 };
+        let theirs = (m * (8 + weight_bytes) + 8 * capacity) as u64;
+        let memory = tier.settings.global_memory.saturating_sub(theirs);
+        let fit = edges_that_fit::<D, W>(tier, n, algorithm, weighted, memory);
+        if fit < 2 * n.max(1) || fit >= m {
+            return Err(too_large);
+        }
+        return solve_in_partitions(tier, &arrays, ids.as_mut(), &request.work, fit, adjacency);
+    }
     solve_arrays(
         tier,
         &mut arrays,
@@ -135,6 +158,91 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
         adjacency,
         &mut watch,
     )
+}
+
+/// Solves `list`, the caller's arrays in device memory, in partitions of at most
+/// `fit` edges, each copied on the device; the forest's positions go to `ids`.
+fn solve_in_partitions<D: Device, W: Element>(
+    tier: &Gpu<D>,
+    list: &EdgeArrays<D, W>,
+    ids: Option<&mut DeviceBuffer<D, u64>>,
+    work: &Work,
+    fit: usize,
+    adjacency: fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>,
+) -> Result<ResidentOutcome<W>> {
+    // The forest's weights are gathered once, from the caller's weights, at the end.
+    let each = Work {
+        forest_weights: false,
+        ..*work
+    };
+    let mut partitions = Partitions::<D, W>::new(tier, each, list.num_vertices);
+    let fresh = |range| Fresh {
+        source: Source::Device(list),
+        range,
+    };
+    if let Err(seen) = partitions.solve_all(list.u.len(), fit, fresh, adjacency)? {
+        return Ok(ResidentOutcome::Invalid(first_bad_edge(tier, list, seen)?));
+    }
+    let (count, positions, mut watch, mut timings) = partitions.into_parts();
+    let mut weights = work.forest_weights.then(Vec::new);
+    if let Some(positions) = &positions {
+        if let Some(ids) = ids {
+            tier.copy_at(positions, 0, ids, 0, count)?;
+        }
+        if let (Some(w), true) = (&list.weights, work.forest_weights) {
+            let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(tier, true)))?;
+            weights = Some(gather_weights(tier, &program, w, positions, count)?);
+        }
+    }
+    // The ids are in the caller's memory when the call returns.
+    tier.finish()?;
+    timings.download_ms += watch.lap();
+    Ok(ResidentOutcome::Forest {
+        count,
+        weights,
+        timings,
+    })
+}
+
+/// The first bad edge of the whole list `list`, as one call names it (a bad u anywhere
+/// before any bad v, then the first NaN), after a partition found `seen` (at its
+/// position in the list): partitions are solved in order, so a NaN that one finds is
+/// the list's first, but a bad end may lie in a later partition.
+fn first_bad_edge<D: Device, W: Element>(
+    tier: &Gpu<D>,
+    list: &EdgeArrays<D, W>,
+    seen: Finding,
+) -> Result<Finding> {
+    let m = list.u.len();
+    let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(
+        tier,
+        list.weights.is_some(),
+    )))?;
+    let mut bad = tier.alloc::<u32>(3)?;
+    tier.fill(&mut bad, NO_POSITION, 3)?;
+    tier.launch(
+        &program,
+        "rs_check_ends",
+        m,
+        0,
+        &[
+            list.u.arg(),
+            list.v.arg(),
+            Arg::U32(m as u32),
+            Arg::U64(list.num_vertices as u64),
+            bad.arg(),
+        ],
+    )?;
+    let mut found = [0u32; 3];
+    tier.read(&bad, &mut found)?;
+    if let Finding::NanWeight { edge } = seen {
+        found[2] = edge as u32;
+    }
+    first_finding(tier, &found, &list.u, &list.v)?.ok_or_else(|| {
+        Error::internal(format!(
+            "a partition's device found {seen:?}, which the checks of the whole list did not"
+        ))
+    })
 }
 
 /// An edge list in host memory, each array given as pieces that follow one another
@@ -251,6 +359,7 @@ fn solve_uploaded<D: Device, W: Element>(
 pub(crate) struct Partitions<'t, D: Device, W> {
     tier: &'t Gpu<D>,
     work: Work,
+    num_vertices: usize,
     /// One watch for every call: the peak counts the arrays carried between calls.
     watch: Stopwatch,
     /// The last call's arrays and its forest in them.
@@ -258,6 +367,32 @@ pub(crate) struct Partitions<'t, D: Device, W> {
     /// The carried forest's positions in the whole list (as many as `last.count`).
     positions: Option<DeviceBuffer<D, u64>>,
     timings: DeviceTimings,
+}
+
+/// Where a partition's own edges come from: `range` of a whole list.
+pub(crate) struct Fresh<'a, D: Device, W> {
+    pub source: Source<'a, D, W>,
+    pub range: Range<usize>,
+}
+
+/// A whole edge list: host arrays (a partition's range is uploaded) or arrays in device
+/// memory (copied on the device).
+pub(crate) enum Source<'a, D: Device, W> {
+    Host {
+        u: &'a [u32],
+        v: &'a [u32],
+        weights: Option<&'a [W]>,
+    },
+    Device(&'a EdgeArrays<D, W>),
+}
+
+impl<D: Device, W> Source<'_, D, W> {
+    fn weighted(&self) -> bool {
+        match self {
+            Source::Host { weights, .. } => weights.is_some(),
+            Source::Device(list) => list.weights.is_some(),
+        }
+    }
 }
 
 /// A partition's arrays and the positions in them of its forest's `count` edges, all
@@ -269,10 +404,11 @@ struct Solved<D: Device, W> {
 }
 
 impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
-    pub(crate) fn new(tier: &'t Gpu<D>, work: Work) -> Self {
+    pub(crate) fn new(tier: &'t Gpu<D>, work: Work, num_vertices: usize) -> Self {
         Partitions {
             tier,
             work,
+            num_vertices,
             watch: Stopwatch::start(tier),
             last: None,
             positions: None,
@@ -280,32 +416,57 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
         }
     }
 
-    /// Solves the forest carried so far (its edges first, in the order they were
-    /// solved) followed by `edges` (one piece per array), edges `start..` of the whole
-    /// list: the forest's edge count so far, or the device's finding if a check fails.
-    pub(crate) fn solve_next(
+    /// Solves the list's edges `0..m` a partition at a time, each of at most `fit`
+    /// edges with the forest carried so far; `fresh` gives the edges of a range.
+    /// `Err(finding)` when a partition's device finds a bad edge, at its position in
+    /// the whole list: a partition sees only its part, so the caller names the first
+    /// bad edge of the whole list from there.
+    pub(crate) fn solve_all<'a>(
         &mut self,
-        edges: &HostEdges<'_, W>,
-        start: usize,
+        m: usize,
+        fit: usize,
+        fresh: impl Fn(Range<usize>) -> Fresh<'a, D, W>,
+        adjacency: fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>,
+    ) -> Result<std::result::Result<(), Finding>>
+    where
+        D: 'a,
+        W: 'a,
+    {
+        let (mut start, mut carried) = (0, 0);
+        while start < m {
+            let end = m.min(start + (fit - carried));
+            match self.solve_next(fresh(start..end), adjacency)? {
+                Ok(forest_edges) => carried = forest_edges,
+                Err(finding) => return Ok(Err(finding)),
+            }
+            start = end;
+        }
+        Ok(Ok(()))
+    }
+
+    /// Solves the forest carried so far (its edges first, in the order they were
+    /// solved) followed by `fresh`: the forest's edge count so far, or the device's
+    /// finding if a check fails.
+    fn solve_next(
+        &mut self,
+        fresh: Fresh<'_, D, W>,
         adjacency: fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>,
     ) -> Result<std::result::Result<usize, Finding>> {
         let tier = self.tier;
-        let n = edges.num_vertices;
-        let fresh = edges.u.iter().map(|p| p.len()).sum::<usize>();
+        let n = self.num_vertices;
+        let start = fresh.range.start;
+        let weighted = fresh.source.weighted();
         let carried = self.last.as_ref().map_or(0, |last| last.count);
-        let m = carried + fresh;
-        check_host_call::<D, W>(tier, n, m, &self.work, edges.weights.is_some())?;
+        let m = carried + fresh.range.len();
+        check_host_call::<D, W>(tier, n, m, &self.work, weighted)?;
         let mut arrays = EdgeArrays {
             num_vertices: n,
             u: tier.alloc::<u32>(m)?,
             v: tier.alloc::<u32>(m)?,
-            weights: edges.weights.map(|_| tier.alloc::<W>(m)).transpose()?,
+            weights: weighted.then(|| tier.alloc::<W>(m)).transpose()?,
             kept: true,
         };
-        let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(
-            tier,
-            edges.weights.is_some(),
-        )))?;
+        let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(tier, weighted)))?;
         if let Some(Solved {
             arrays: last,
             ids,
@@ -337,21 +498,34 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
         // part). The last call's arrays are freed after them, which is safe while the
         // gathers may still run: frees are ordered behind the work already queued
         // (CUDA's stream-ordered pool, OpenCL's release of a buffer in use).
-        let mut at = carried;
-        for (i, piece) in edges.u.iter().enumerate() {
-            tier.write_at(&mut arrays.u, at, piece)?;
-            tier.write_at(&mut arrays.v, at, edges.v[i])?;
-            if let (Some(w), Some(pieces)) = (&mut arrays.weights, edges.weights) {
-                tier.write_at(w, at, pieces[i])?;
+        let range = fresh.range.clone();
+        match fresh.source {
+            Source::Host { u, v, weights } => {
+                tier.write_at(&mut arrays.u, carried, &u[range.clone()])?;
+                tier.write_at(&mut arrays.v, carried, &v[range.clone()])?;
+                if let (Some(into), Some(w)) = (&mut arrays.weights, weights) {
+                    tier.write_at(into, carried, &w[range])?;
+                }
             }
-            at += piece.len();
+            Source::Device(list) => {
+                let len = range.len();
+                tier.copy_at(&list.u, range.start, &mut arrays.u, carried, len)?;
+                tier.copy_at(&list.v, range.start, &mut arrays.v, carried, len)?;
+                if let (Some(into), Some(w)) = (&mut arrays.weights, &list.weights) {
+                    tier.copy_at(w, range.start, into, carried, len)?;
+                }
+            }
         }
         self.last = None;
         let (outcome, ids) =
             solve_uploaded(tier, &mut arrays, &self.work, adjacency, &mut self.watch)?;
         let (count, mut timings) = match outcome {
             ResidentOutcome::Forest { count, timings, .. } => (count, timings),
-            ResidentOutcome::Invalid(finding) => return Ok(Err(finding)),
+            // The carried forest's edges passed their checks before: the bad edge is
+            // one of the partition's own.
+            ResidentOutcome::Invalid(finding) => {
+                return Ok(Err(finding.moved(start as isize - carried as isize)))
+            }
         };
         self.last = ids.map(|ids| Solved { arrays, ids, count });
         // The forest's positions in the whole list, from the call's.
@@ -385,14 +559,30 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
 
     /// The forest's positions in the whole list, ascending, and the calls' timings
     /// added up (the peak: the most held at once, carried arrays included).
-    pub(crate) fn finish(mut self) -> Result<(Vec<u64>, DeviceTimings)> {
-        let count = self.last.as_ref().map_or(0, |last| last.count);
+    pub(crate) fn finish(self) -> Result<(Vec<u64>, DeviceTimings)> {
+        let tier = self.tier;
+        let (count, on_device, mut watch, mut timings) = self.into_parts();
         let mut positions = alloc::zeroed::<u64>(count, "the forest's edge ids")?;
-        if let Some(on_device) = &self.positions {
-            self.tier.read(on_device, &mut positions)?;
+        if let Some(on_device) = &on_device {
+            tier.read(on_device, &mut positions)?;
         }
-        self.timings.download_ms += self.watch.lap();
-        Ok((positions, self.timings))
+        timings.download_ms += watch.lap();
+        Ok((positions, timings))
+    }
+
+    /// The forest's edge count, its positions in the whole list on the device (none
+    /// for no edges), the watch and the calls' timings so far. The last call's arrays
+    /// are freed.
+    fn into_parts(
+        self,
+    ) -> (
+        usize,
+        Option<DeviceBuffer<D, u64>>,
+        Stopwatch,
+        DeviceTimings,
+    ) {
+        let count = self.last.as_ref().map_or(0, |last| last.count);
+        (count, self.positions, self.watch, self.timings)
     }
 }
 
@@ -465,13 +655,23 @@ pub(crate) fn host_edges_that_fit<D: Device, W: Element>(
     algorithm: Algorithm,
     weighted: bool,
 ) -> usize {
+    edges_that_fit::<D, W>(tier, n, algorithm, weighted, tier.settings.global_memory)
+}
+
+/// As [`host_edges_that_fit`], in `memory` bytes of the device.
+fn edges_that_fit<D: Device, W: Element>(
+    tier: &Gpu<D>,
+    n: usize,
+    algorithm: Algorithm,
+    weighted: bool,
+    memory: u64,
+) -> usize {
     let (per_edge, per_vertex) = working_set(algorithm, key_bytes::<W>(weighted));
     // Gpumst's own copies: the weights as uploaded, and a forest id per vertex at most;
     // in partitions also the carried forest's positions in the whole list, one per
     // vertex at most, held while the next partition is solved.
     let per_edge = per_edge + if weighted { W::DTYPE.size() as u64 } else { 0 };
     let fixed = n as u64 * (per_vertex + 8 + 8);
-    let memory = tier.settings.global_memory;
     if fixed >= memory {
         return 0;
     }
@@ -493,7 +693,7 @@ pub(crate) struct Work {
 }
 
 /// An edge list on the device: the caller's memory (wrapped) or gpumst's (uploaded).
-struct EdgeArrays<D: Device, W> {
+pub(crate) struct EdgeArrays<D: Device, W> {
     num_vertices: usize,
     u: DeviceBuffer<D, u32>,
     v: DeviceBuffer<D, u32>,
