@@ -21,8 +21,9 @@ cargo clippy --all-targets -- -D warnings
 echo "== cargo test (unit, property, conformance, header, tier, I/O and CLI tests)"
 cargo test --release
 echo "== OpenCL conformance with 32-bit atomics only (as on devices without 64-bit ones),"
-echo "   and the auto MSF's host four rounds ahead of its worklist lengths (the default is one)"
-GPUMST_OPENCL_ATOMICS=32 GPUMST_GPU_LOOKAHEAD=4 cargo test --release --test conformance
+echo "   the auto MSF's host four rounds ahead of its worklist lengths (the default is one),"
+echo "   and its light phases from one edge per vertex (the default is 2.5)"
+GPUMST_OPENCL_ATOMICS=32 GPUMST_GPU_LOOKAHEAD=4 GPUMST_GPU_FILTER_FROM=100 cargo test --release --test conformance
 echo "== OpenCL primitives with the single-pass scan (PoCL's default is reduce-then-scan),"
 echo "   its kept tile states zeroed every 4th scan (the default is every 2^29th)"
 GPUMST_OPENCL_SCAN=single-pass GPUMST_GPU_SCAN_EPOCHS=5 cargo test --release --test primitives

@@ -715,6 +715,9 @@ pub(crate) struct Knobs {
     /// Rounds the `auto` MSF's host may run ahead of the worklist lengths it has read
     /// back (0 waits for every round's length).
     pub lookahead: usize,
+    /// The `auto` MSF's light phases run on graphs of at least this many edges per 100
+    /// vertices.
+    pub filter_from: usize,
     /// Single-pass scans between zeroings of their kept tile states (tests make it
     /// small to exercise the zeroing; at most the 2^29 epochs a state word holds).
     pub scan_epochs: u32,
@@ -730,6 +733,7 @@ pub(crate) fn knobs() -> &'static Knobs {
         items_per_lane: tuning("GPUMST_GPU_ITEMS_PER_LANE", primitives::ITEMS_PER_LANE),
         arg_waves: tuning("GPUMST_GPU_ARG_WAVES", primitives::ARG_WAVES),
         lookahead: integer_setting("GPUMST_GPU_LOOKAHEAD").unwrap_or(msf::LOOKAHEAD),
+        filter_from: tuning("GPUMST_GPU_FILTER_FROM", msf::FILTER_FROM),
         scan_epochs: tuning("GPUMST_GPU_SCAN_EPOCHS", primitives::SCAN_EPOCHS as usize)
             .clamp(2, primitives::SCAN_EPOCHS as usize) as u32,
     })

@@ -284,7 +284,7 @@ fn check_edge_count(algorithm: Algorithm, m: usize) -> Result<()> {
 
 /// Upper keys of the light phases (ascending, distinct, below u64::MAX): the keys
 /// below which about n/2, n and 2n edges lie (a sorted sample of the m keys), when
-/// filtering pays. A
+/// filtering pays (from `FILTER_FROM` edges per 100 vertices). A
 /// forest needs fewer than n edges, so most heavy edges of a dense enough graph never
 /// enter a round; and the phases stay small, so few of their rounds go to the many
 /// parallel edges left between the last big trees of a phase. (tools/
@@ -298,7 +298,7 @@ fn light_thresholds(
 ) -> Result<Vec<u64>> {
     /// Edges below each threshold, in halves of n.
     const HALF_N_MULTIPLES: [usize; 3] = [1, 2, 4];
-    if m < 4 * n || m < 4 * SAMPLE {
+    if m * 100 < super::knobs().filter_from * n || m < 4 * SAMPLE {
         return Ok(Vec::new());
     }
     let Some(mut sample) = sample(m / SAMPLE)? else {
@@ -314,6 +314,15 @@ fn light_thresholds(
     thresholds.dedup();
     Ok(thresholds)
 }
+
+/// Edges per 100 vertices from which `auto` runs light phases (`GPUMST_GPU_FILTER_FROM`).
+/// Partitions of a graph over the device's memory hold about 3.4 edges per vertex (a
+/// forest carried, room for the vertices' arrays): from 4 edges per vertex, as before,
+/// they got none. H200, R-MAT 26 capped at 14 GB, compute (two calls each): 390-395 ms
+/// from 400, 188-191 from 250, 186-187 from 150; random 2^22 / 2^25 capped at 900 MB
+/// 15.5 -> 8.6 ms. The grid 2048² (2 edges per vertex, uncapped) gains nothing from
+/// them: 1.7 ms from 400 and 250, 2.1 from 150.
+pub(super) const FILTER_FROM: usize = 250;
 
 /// Keys sampled for `light_thresholds`: the key at every `stride`-th position, SAMPLE
 /// of them (the sampler gets the stride and returns None for a graph without keys).
