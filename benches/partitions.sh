@@ -10,7 +10,8 @@
 # builds take turns (ROUNDS=2). Environment: BACKEND (cuda), DIR (/tmp/gpumst-partitions,
 # needs ~14 GB free for scale 26), BIG=0 skips R-MAT 26 (67M vertices, 2^30 edges:
 # 12.9 GB of edges, ~50 GB of device working set uncapped, ~15 GB of host memory per
-# call), CPU=0 skips the CPU tier's call on it, DEVICE_INPUTS=0 the calls on graphs
+# call; issue 21's mark: end to end at half the page-locked bandwidth or more, in edge
+# bytes per second, with a working set 4x the cap), CPU=0 skips the CPU tier's call on it, DEVICE_INPUTS=0 the calls on graphs
 # already in device memory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,7 @@ mkdir -p "$dir"
 show() {
     python3 -c 'import json, sys
 j = json.load(open(sys.argv[1])); t = j["timings_ms"]
-print("%-28s forest %d weight %s  e2e %.1f  up %.1f  comp %.1f  down %.1f  peak %s" % (sys.argv[2], j["forest_edges"], j["total_weight"], t["end_to_end"], t["upload"], t["compute"], t["download"], j.get("device_peak_bytes")))
+print("%-28s forest %d weight %s  e2e %.1f  up %.1f  comp %.1f  down %.1f  peak %s  edges %.1f GB/s" % (sys.argv[2], j["forest_edges"], j["total_weight"], t["end_to_end"], t["upload"], t["compute"], t["download"], j.get("device_peak_bytes"), j["input_bytes"] / t["end_to_end"] / 1e6))
 d = j.get("device_inputs")
 if d:
     print("%-28s device inputs: e2e %.1f  compute %.1f  same forest %s" % ("", d["end_to_end_ms"], d["compute_ms"], d["forest_matches_host_inputs"]))' "$1" "$2"
@@ -36,6 +37,11 @@ call() {
     echo "    forest md5 $(md5sum <"$dir/forest.txt" | cut -d' ' -f1)"
     rm -f "$dir/forest.txt"
 }
+# The reference of the mark: host-to-device copies from page-locked memory, measured in
+# the same run (benches/pinned_bandwidth.cu, where nvcc is found).
+if command -v nvcc >/dev/null; then
+    nvcc -O2 -o "$dir/pinned_bandwidth" benches/pinned_bandwidth.cu && "$dir/pinned_bandwidth" 1024
+fi
 "$new" generate rmat --scale 22 --edge-factor 16 --seed 1 --out "$dir/rmat22.gmst" >/dev/null
 "$new" generate random --vertices 4194304 --edges 33554432 --seed 1 --out "$dir/random22.gmst" >/dev/null
 call "R-MAT 22 uncapped" "$new" "$dir/rmat22.gmst" --backend "$backend" --repeat 5

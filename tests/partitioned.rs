@@ -118,6 +118,33 @@ fn edge_lists_larger_than_the_cap_give_the_in_memory_forest() {
     }
 }
 
+/// Partitions large enough for `auto`'s light phases (a sample of 4,096 keys needs
+/// 16,384 edges), which partitions take from one edge per vertex.
+#[test]
+fn partitions_with_light_phases_give_the_in_memory_forest() {
+    let (n, m) = (4000, 160_000);
+    let (u, v) = random_graph(n, m, 23);
+    let mut s = Stream(41);
+    let w: Vec<u32> = (0..m).map(|_| s.below(1000)).collect();
+    // About 40,000 edges per partition; one call would need 7.2 MB.
+    const CAP: u64 = 2_200_000;
+    for ctx in capped_gpu_tiers(CAP) {
+        let graph = Graph::EdgeList {
+            num_vertices: n,
+            u: &u,
+            v: &v,
+            weights: Some(Weights::U32(&w)),
+        };
+        for maximum in [false, true] {
+            let what = format!("{} auto maximum={maximum}", ctx.tier());
+            let expected = reference(n, &u, &v, Some(&w), maximum);
+            let total = reference_total(&expected.0, Some(&w));
+            let forest = msf(&ctx, &graph, Algorithm::Auto, maximum);
+            check::<u32>(&what, &forest, &expected, total, CAP);
+        }
+    }
+}
+
 #[test]
 fn csr_graphs_larger_than_the_cap_give_the_in_memory_forest() {
     let (n, m) = (800, 30_000);

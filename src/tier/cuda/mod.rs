@@ -137,6 +137,39 @@ struct Context {
     /// Page-locked buffers for large copies, made on the first one (`None` until then,
     /// or if the driver gave none).
     transfer: Mutex<Option<TransferRing>>,
+    /// A second stream, with transfer buffers of its own, for copies beside the
+    /// stream's work (`write_beside`), made on first use.
+    side: Mutex<Option<SideStream>>,
+}
+
+/// A stream for copies that run beside the context's stream, and its transfer buffers
+/// (`None` if the driver gave none: its copies take the pageable path).
+struct SideStream {
+    stream: sys::CUstream,
+    ring: Option<TransferRing>,
+}
+
+impl SideStream {
+    /// Makes the stream and buffers (the context is bound).
+    fn new() -> Result<SideStream> {
+        Ok(SideStream {
+            stream: result::stream::create(result::stream::StreamKind::NonBlocking)
+                .map_err(|e| cuda_error("cuStreamCreate (a second stream)", e))?,
+            ring: TransferRing::new(),
+        })
+    }
+}
+
+impl Drop for SideStream {
+    fn drop(&mut self) {
+        // SAFETY: dropped with the Context, bound, or never used; every copy on the
+        // stream was waited for by its `write_beside`, and the stream is destroyed once.
+        unsafe {
+            let _ = result::stream::synchronize(self.stream);
+            drop(self.ring.take());
+            let _ = result::stream::destroy(self.stream);
+        }
+    }
 }
 
 // SAFETY: CUDA driver API handles may be used from any thread; every use first makes
@@ -301,6 +334,7 @@ impl Context {
             staging_device: 0,
             free_slots: Mutex::new(Vec::new()),
             transfer: Mutex::new(None),
+            side: Mutex::new(None),
         };
         context.bind()?;
         context.stream = result::stream::create(result::stream::StreamKind::NonBlocking)
@@ -374,9 +408,13 @@ impl Drop for Context {
                 if !self.stream.is_null() {
                     let _ = result::stream::synchronize(self.stream);
                 }
-                // The transfer buffers go while the context is bound.
+                // The transfer buffers and the second stream go while the context is
+                // bound.
                 if let Ok(ring) = self.transfer.get_mut() {
                     drop(ring.take());
+                }
+                if let Ok(side) = self.side.get_mut() {
+                    drop(side.take());
                 }
                 if !self.stream.is_null() {
                     let _ = result::stream::destroy(self.stream);
@@ -710,6 +748,7 @@ impl CudaDevice {
         ring: &mut TransferRing,
         to: sys::CUdeviceptr,
         data: &[u8],
+        stream: sys::CUstream,
     ) -> Result<()> {
         let size = chunk_for(data.len());
         for (i, chunk) in data.chunks(size).enumerate() {
@@ -723,9 +762,9 @@ impl CudaDevice {
             // SAFETY: the caller keeps the device range inside its allocation; the buffer
             // is page-locked and is not written again before its event (recorded next)
             // says this copy is over.
-            unsafe { result::memcpy_htod_async(at, &*buffer, self.stream()) }
+            unsafe { result::memcpy_htod_async(at, &*buffer, stream) }
                 .map_err(self.err("cuMemcpyHtoDAsync from page-locked memory"))?;
-            ring.mark(k, self.stream())?;
+            ring.mark(k, stream)?;
         }
         // No wait for the last chunk: the caller's memory is free already (its bytes are
         // in a transfer buffer, which the ring's events guard), and later work on the
@@ -934,7 +973,8 @@ impl gpu::Device for CudaDevice {
         if data.len() >= TRANSFER_MIN_BYTES {
             if let Some(mut ring) = self.transfer_ring() {
                 if let Some(ring) = ring.as_mut() {
-                    return self.write_chunked(ring, memory.pointer + offset as u64, data);
+                    let to = memory.pointer + offset as u64;
+                    return self.write_chunked(ring, to, data, self.stream());
                 }
             }
         }
@@ -943,6 +983,34 @@ impl gpu::Device for CudaDevice {
         unsafe { result::memcpy_htod_async(memory.pointer + offset as u64, data, self.stream()) }
             .map_err(self.err("cuMemcpyHtoDAsync"))?;
         self.sync("cuStreamSynchronize after a host-to-device copy")
+    }
+
+    fn write_beside(&self, memory: &mut CudaMemory, offset: usize, data: &[u8]) -> Result<()> {
+        self.context.bind()?;
+        let mut side = self
+            .context
+            .side
+            .lock()
+            .map_err(|_| Error::internal("the CUDA second stream was poisoned"))?;
+        if side.is_none() {
+            *side = Some(SideStream::new()?);
+        }
+        let Some(SideStream { stream, ring }) = side.as_mut() else {
+            unreachable!("made above");
+        };
+        let to = memory.pointer + offset as u64;
+        match ring {
+            Some(ring) if data.len() >= TRANSFER_MIN_BYTES => {
+                self.write_chunked(ring, to, data, *stream)?
+            }
+            // SAFETY: the caller keeps the range inside the allocation, whose creation
+            // is complete; the stream is synchronized below, before `data` may go.
+            _ => unsafe { result::memcpy_htod_async(to, data, *stream) }
+                .map_err(self.err("cuMemcpyHtoDAsync (on a second stream)"))?,
+        }
+        // SAFETY: the stream lives as long as the context.
+        unsafe { result::stream::synchronize(*stream) }
+            .map_err(self.err("cuStreamSynchronize after a copy on a second stream"))
     }
 
     fn read(&self, memory: &CudaMemory, offset: usize, out: &mut [u8]) -> Result<()> {

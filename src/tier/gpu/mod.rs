@@ -85,6 +85,12 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     fn handle(memory: &Self::Memory) -> Self::Handle;
     /// Writes `data` at byte `offset` (blocking: `data` may be dropped on return).
     fn write(&self, memory: &mut Self::Memory, offset: usize, data: &[u8]) -> Result<()>;
+    /// Writes `data` at byte `offset` on a queue of its own, beside the one all other
+    /// work goes to, so that another thread's kernels may run meanwhile; returns once
+    /// the bytes are in device memory. The allocation must be complete (`finish` was
+    /// called after it), and no work on the main queue may touch the range until this
+    /// returns.
+    fn write_beside(&self, memory: &mut Self::Memory, offset: usize, data: &[u8]) -> Result<()>;
     /// Reads `out.len()` bytes from byte `offset` (blocking).
     fn read(&self, memory: &Self::Memory, offset: usize, out: &mut [u8]) -> Result<()>;
     /// Starts copying the u32 at byte `offset` to the host once the work issued so far
@@ -513,6 +519,19 @@ impl<D: Device> Gpu<D> {
                 at * size,
                 len * size,
             )
+        })
+    }
+
+    /// Copies `data` into `buffer` from element 0 on a queue of its own (see
+    /// [`Device::write_beside`]).
+    fn write_beside<T: Plain>(&self, buffer: &mut DeviceBuffer<D, T>, data: &[T]) -> Result<()> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        assert!(data.len() <= buffer.len, "write past a device buffer's end");
+        self.driver("a copy to the device beside other work", || {
+            self.device
+                .write_beside(&mut buffer.memory, 0, bytes_of(data))
         })
     }
 

@@ -220,7 +220,7 @@ pub(crate) fn solve<D: Device>(
         keys: keys.arg(),
         in_forest: &in_forest,
     };
-    let thresholds = light_thresholds(m, n, |stride| {
+    let thresholds = light_thresholds(m, n, super::knobs().filter_from, |stride| {
         let key = |i: usize| match &problem.keys {
             Some(DeviceKeys::Narrow(k)) => Some(k[i] as u64),
             Some(DeviceKeys::Wide(k)) => Some(k[i]),
@@ -284,7 +284,7 @@ fn check_edge_count(algorithm: Algorithm, m: usize) -> Result<()> {
 
 /// Upper keys of the light phases (ascending, distinct, below u64::MAX): the keys
 /// below which about n/2, n and 2n edges lie (a sorted sample of the m keys), when
-/// filtering pays (from `FILTER_FROM` edges per 100 vertices). A
+/// filtering pays (from `filter_from` edges per 100 vertices). A
 /// forest needs fewer than n edges, so most heavy edges of a dense enough graph never
 /// enter a round; and the phases stay small, so few of their rounds go to the many
 /// parallel edges left between the last big trees of a phase. (tools/
@@ -294,11 +294,12 @@ fn check_edge_count(algorithm: Algorithm, m: usize) -> Result<()> {
 fn light_thresholds(
     m: usize,
     n: usize,
+    filter_from: usize,
     sample: impl FnOnce(usize) -> Result<Option<Vec<u64>>>,
 ) -> Result<Vec<u64>> {
     /// Edges below each threshold, in halves of n.
     const HALF_N_MULTIPLES: [usize; 3] = [1, 2, 4];
-    if m * 100 < super::knobs().filter_from * n || m < 4 * SAMPLE {
+    if m * 100 < filter_from * n || m < 4 * SAMPLE {
         return Ok(Vec::new());
     }
     let Some(mut sample) = sample(m / SAMPLE)? else {
@@ -323,6 +324,12 @@ fn light_thresholds(
 /// 15.5 -> 8.6 ms. The grid 2048² (2 edges per vertex, uncapped) gains nothing from
 /// them: 1.7 ms from 400 and 250, 2.1 from 150.
 pub(super) const FILTER_FROM: usize = 250;
+
+/// The same for the calls of a graph solved in partitions: a partition leaves room for
+/// the largest forest that may be carried into the next, so it may hold fewer than 2.5
+/// edges per vertex (R-MAT 26 capped at 14 GB: 2.46), and its carried forest and own
+/// edges still gain from the light phases.
+pub(super) const FILTER_FROM_IN_PARTITIONS: usize = 100;
 
 /// Keys sampled for `light_thresholds`: the key at every `stride`-th position, SAMPLE
 /// of them (the sampler gets the stride and returns None for a graph without keys).

@@ -138,6 +138,9 @@ impl Drop for OpenClPending {
 pub(crate) struct OpenClDevice {
     context: ClContext,
     queue: CommandQueue,
+    /// A second queue for writes beside the main queue's work (`write_beside`), made
+    /// on first use.
+    side_queue: std::sync::OnceLock<CommandQueue>,
     /// For messages.
     name: String,
     /// Work-group scans use warp shuffles through inline PTX (NVIDIA GPUs only).
@@ -228,6 +231,7 @@ pub(crate) fn open(index: u32) -> Result<OpenClTier> {
     let device = OpenClDevice {
         context,
         queue,
+        side_queue: std::sync::OnceLock::new(),
         name,
         nv_shuffle,
     };
@@ -344,6 +348,23 @@ impl gpu::Device for OpenClDevice {
                 .enqueue_write_buffer(memory, CL_BLOCKING, offset, data, &[])
         }
         .map_err(|e| self.cl_error("clEnqueueWriteBuffer", e))?;
+        Ok(())
+    }
+
+    fn write_beside(&self, memory: &mut Buffer<u8>, offset: usize, data: &[u8]) -> Result<()> {
+        let queue = match self.side_queue.get() {
+            Some(queue) => queue,
+            None => {
+                let queue = CommandQueue::create_default(&self.context, 0)
+                    .map_err(|e| self.cl_error("clCreateCommandQueue (a second queue)", e))?;
+                // Another thread may have made one meanwhile: this one is then dropped.
+                self.side_queue.get_or_init(|| queue)
+            }
+        };
+        // SAFETY: as in `write`; the buffer's creation is complete (the caller's
+        // promise), so a second queue may write it.
+        unsafe { queue.enqueue_write_buffer(memory, CL_BLOCKING, offset, data, &[]) }
+            .map_err(|e| self.cl_error("clEnqueueWriteBuffer (on a second queue)", e))?;
         Ok(())
     }
 

@@ -395,6 +395,34 @@ impl<D: Device, W> Source<'_, D, W> {
     }
 }
 
+/// What a partition leaves the next: the forest's edge count so far and the next
+/// partition's edges if they were uploaded ahead.
+type Carried<D, W> = (usize, Option<EdgeArrays<D, W>>);
+
+/// A partition's own edges: a range of a whole list, or edges uploaded ahead into
+/// buffers of their own.
+enum PartEdges<'a, D: Device, W> {
+    Of(Fresh<'a, D, W>),
+    Staged(EdgeArrays<D, W>),
+}
+
+/// Copies edges `range` of `from` into `into` from position `at` on (queued).
+fn copy_edges<D: Device, W: Element>(
+    tier: &Gpu<D>,
+    from: &EdgeArrays<D, W>,
+    range: Range<usize>,
+    into: &mut EdgeArrays<D, W>,
+    at: usize,
+) -> Result<()> {
+    let len = range.len();
+    tier.copy_at(&from.u, range.start, &mut into.u, at, len)?;
+    tier.copy_at(&from.v, range.start, &mut into.v, at, len)?;
+    if let (Some(w), Some(into)) = (&from.weights, &mut into.weights) {
+        tier.copy_at(w, range.start, into, at, len)?;
+    }
+    Ok(())
+}
+
 /// A partition's arrays and the positions in them of its forest's `count` edges, all
 /// on the device.
 struct Solved<D: Device, W> {
@@ -421,6 +449,12 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
     /// `Err(finding)` when a partition's device finds a bad edge, at its position in
     /// the whole list: a partition sees only its part, so the caller names the first
     /// bad edge of the whole list from there.
+    ///
+    /// Host edges go up ahead: each partition's edges are uploaded into buffers of
+    /// their own on a second queue while the device solves the partition before (from
+    /// the second partition on). The partitions leave room for those buffers, sized
+    /// for the largest forest that may be carried (n - 1 edges), since a partition's
+    /// size is chosen before the forest it follows is known.
     pub(crate) fn solve_all<'a>(
         &mut self,
         m: usize,
@@ -432,11 +466,41 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
         D: 'a,
         W: 'a,
     {
+        let whole = fresh(0..m);
+        let ahead = match whole.source {
+            Source::Host { .. } if m > fit => {
+                let weighted = whole.source.weighted();
+                let (working, raw) = (
+                    edge_bytes::<W>(self.work.algorithm, weighted),
+                    (8 + if weighted { W::DTYPE.size() } else { 0 }) as u64,
+                );
+                // With n - 1 edges carried, a partition of `later` edges and the next
+                // one's uploaded edges take the memory of `fit` edges' working sets.
+                let most_carried = self.num_vertices.saturating_sub(1) as u64;
+                let later = (fit as u64 - most_carried) * working / (working + raw);
+                // The first carries nothing.
+                let first = fit as u64 - (later * raw).div_ceil(working);
+                Some((first as usize, later as usize))
+            }
+            _ => None,
+        };
         let (mut start, mut carried) = (0, 0);
+        let mut staged: Option<EdgeArrays<D, W>> = None;
         while start < m {
-            let end = m.min(start + (fit - carried));
-            match self.solve_next(fresh(start..end), adjacency)? {
-                Ok(forest_edges) => carried = forest_edges,
+            let end = match (&staged, ahead) {
+                (Some(next), _) => start + next.u.len(),
+                (None, Some((first, _))) => m.min(start + first),
+                (None, None) => m.min(start + (fit - carried)),
+            };
+            let upload = ahead
+                .filter(|_| end < m)
+                .map(|(_, later)| fresh(end..m.min(end + later)));
+            let edges = match staged.take() {
+                Some(arrays) => PartEdges::Staged(arrays),
+                None => PartEdges::Of(fresh(start..end)),
+            };
+            match self.solve_next(edges, start, upload, adjacency)? {
+                Ok((forest_edges, next)) => (carried, staged) = (forest_edges, next),
                 Err(finding) => return Ok(Err(finding)),
             }
             start = end;
@@ -445,19 +509,24 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
     }
 
     /// Solves the forest carried so far (its edges first, in the order they were
-    /// solved) followed by `fresh`: the forest's edge count so far, or the device's
-    /// finding if a check fails.
+    /// solved) followed by `edges`, edges `start..` of the whole list, while `upload`
+    /// (host edges) goes up into buffers of its own beside the work: the forest's edge
+    /// count so far and those buffers, or the device's finding if a check fails.
     fn solve_next(
         &mut self,
-        fresh: Fresh<'_, D, W>,
+        edges: PartEdges<'_, D, W>,
+        start: usize,
+        upload: Option<Fresh<'_, D, W>>,
         adjacency: fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>,
-    ) -> Result<std::result::Result<usize, Finding>> {
+    ) -> Result<std::result::Result<Carried<D, W>, Finding>> {
         let tier = self.tier;
         let n = self.num_vertices;
-        let start = fresh.range.start;
-        let weighted = fresh.source.weighted();
+        let (weighted, len) = match &edges {
+            PartEdges::Of(fresh) => (fresh.source.weighted(), fresh.range.len()),
+            PartEdges::Staged(arrays) => (arrays.weights.is_some(), arrays.u.len()),
+        };
         let carried = self.last.as_ref().map_or(0, |last| last.count);
-        let m = carried + fresh.range.len();
+        let m = carried + len;
         check_host_call::<D, W>(tier, n, m, &self.work, weighted)?;
         let mut arrays = EdgeArrays {
             num_vertices: n,
@@ -495,30 +564,72 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
             }
         }
         // The partition's own edges behind the forest (the gathers write only its
-        // part). The last call's arrays are freed after them, which is safe while the
-        // gathers may still run: frees are ordered behind the work already queued
-        // (CUDA's stream-ordered pool, OpenCL's release of a buffer in use).
-        let range = fresh.range.clone();
-        match fresh.source {
-            Source::Host { u, v, weights } => {
+        // part). The last call's arrays, and edges uploaded ahead, are freed after
+        // them, which is safe while the copies may still run: frees are ordered behind
+        // the work already queued (CUDA's stream-ordered pool, OpenCL's release of a
+        // buffer in use).
+        match edges {
+            PartEdges::Of(Fresh {
+                source: Source::Host { u, v, weights },
+                range,
+            }) => {
                 tier.write_at(&mut arrays.u, carried, &u[range.clone()])?;
                 tier.write_at(&mut arrays.v, carried, &v[range.clone()])?;
                 if let (Some(into), Some(w)) = (&mut arrays.weights, weights) {
                     tier.write_at(into, carried, &w[range])?;
                 }
             }
-            Source::Device(list) => {
-                let len = range.len();
-                tier.copy_at(&list.u, range.start, &mut arrays.u, carried, len)?;
-                tier.copy_at(&list.v, range.start, &mut arrays.v, carried, len)?;
-                if let (Some(into), Some(w)) = (&mut arrays.weights, &list.weights) {
-                    tier.copy_at(w, range.start, into, carried, len)?;
-                }
-            }
+            PartEdges::Of(Fresh {
+                source: Source::Device(list),
+                range,
+            }) => copy_edges(tier, list, range, &mut arrays, carried)?,
+            PartEdges::Staged(next) => copy_edges(tier, &next, 0..len, &mut arrays, carried)?,
         }
         self.last = None;
-        let (outcome, ids) =
-            solve_uploaded(tier, &mut arrays, &self.work, adjacency, &mut self.watch)?;
+        // The next partition's host edges go up on another thread, on the device's
+        // second queue, while this one is solved.
+        let mut ahead = match upload {
+            Some(Fresh {
+                source: Source::Host { u, v, weights },
+                range,
+            }) => {
+                let len = range.len();
+                let buffers = EdgeArrays {
+                    num_vertices: n,
+                    u: tier.alloc::<u32>(len)?,
+                    v: tier.alloc::<u32>(len)?,
+                    weights: weights.map(|_| tier.alloc::<W>(len)).transpose()?,
+                    kept: true,
+                };
+                // Their allocations complete before another queue writes them.
+                tier.finish()?;
+                let weights = weights.map(|w| &w[range.clone()]);
+                Some((buffers, &u[range.clone()], &v[range], weights))
+            }
+            _ => None,
+        };
+        let (solved, uploaded) = std::thread::scope(|scope| {
+            let uploading = ahead.as_mut().map(|(into, u, v, weights)| {
+                scope.spawn(move || -> Result<()> {
+                    tier.write_beside(&mut into.u, u)?;
+                    tier.write_beside(&mut into.v, v)?;
+                    if let (Some(into), Some(w)) = (&mut into.weights, weights) {
+                        tier.write_beside(into, w)?;
+                    }
+                    Ok(())
+                })
+            });
+            let solved = solve_uploaded(tier, &mut arrays, &self.work, adjacency, &mut self.watch);
+            let uploaded = uploading.map(|thread| {
+                thread.join().unwrap_or_else(|_| {
+                    Err(Error::internal("the thread uploading a partition panicked"))
+                })
+            });
+            (solved, uploaded)
+        });
+        let (outcome, ids) = solved?;
+        uploaded.transpose()?;
+        let next = ahead.map(|(buffers, ..)| buffers);
         let (count, mut timings) = match outcome {
             ResidentOutcome::Forest { count, timings, .. } => (count, timings),
             // The carried forest's edges passed their checks before: the bad edge is
@@ -554,7 +665,7 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
         };
         timings.download_ms += self.watch.lap();
         self.timings.add(&timings);
-        Ok(Ok(count))
+        Ok(Ok((count, next)))
     }
 
     /// The forest's positions in the whole list, ascending, and the calls' timings
@@ -658,6 +769,13 @@ pub(crate) fn host_edges_that_fit<D: Device, W: Element>(
     edges_that_fit::<D, W>(tier, n, algorithm, weighted, tier.settings.global_memory)
 }
 
+/// Device bytes per edge of a partition (or a call on host arrays): the algorithm's
+/// working set and the uploaded weights.
+fn edge_bytes<W: Element>(algorithm: Algorithm, weighted: bool) -> u64 {
+    let (per_edge, _) = working_set(algorithm, key_bytes::<W>(weighted));
+    per_edge + if weighted { W::DTYPE.size() as u64 } else { 0 }
+}
+
 /// As [`host_edges_that_fit`], in `memory` bytes of the device.
 fn edges_that_fit<D: Device, W: Element>(
     tier: &Gpu<D>,
@@ -666,11 +784,11 @@ fn edges_that_fit<D: Device, W: Element>(
     weighted: bool,
     memory: u64,
 ) -> usize {
-    let (per_edge, per_vertex) = working_set(algorithm, key_bytes::<W>(weighted));
+    let (_, per_vertex) = working_set(algorithm, key_bytes::<W>(weighted));
     // Gpumst's own copies: the weights as uploaded, and a forest id per vertex at most;
     // in partitions also the carried forest's positions in the whole list, one per
     // vertex at most, held while the next partition is solved.
-    let per_edge = per_edge + if weighted { W::DTYPE.size() as u64 } else { 0 };
+    let per_edge = edge_bytes::<W>(algorithm, weighted);
     let fixed = n as u64 * (per_vertex + 8 + 8);
     if fixed >= memory {
         return 0;
@@ -821,7 +939,11 @@ fn solve_arrays<D: Device, W: Element>(
     }
 
     let thresholds = if algorithm == Algorithm::Auto {
-        light_thresholds(m, n, |stride| {
+        let filter_from = match arrays.kept {
+            true => super::FILTER_FROM_IN_PARTITIONS,
+            false => crate::tier::gpu::knobs().filter_from,
+        };
+        light_thresholds(m, n, filter_from, |stride| {
             if config.keys == 0 {
                 return Ok(None);
             }
