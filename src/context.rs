@@ -29,9 +29,9 @@ pub struct Options {
     /// fit; primitives larger than it fail with `OutOfMemory`.
     pub device_memory_limit: u64,
     /// The GPUs of the chosen tier the context opens. Everything runs on the first; a
-    /// minimum spanning forest of an edge list is split across them (same forest)
-    /// where `GPUMST_SPLIT_MIN_EDGES` asks for it (measured so far, a split was slower
-    /// than one device).
+    /// minimum spanning forest of an edge list or CSR graph is split across them (same
+    /// forest) where `GPUMST_SPLIT_MIN_EDGES` asks for it (measured so far, a split was
+    /// slower than one device).
     pub devices: Devices,
 }
 

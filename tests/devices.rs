@@ -120,28 +120,49 @@ fn split_edge_lists_give_the_one_device_forest() {
     }
 }
 
-/// A CSR graph is not split (the first device solves it); its forest is the same.
+/// A CSR graph is split as its edge list (each edge at its first entry's position):
+/// the same forest, in CSR entries, and a NaN entry named as one device names it.
 #[test]
-fn csr_graphs_on_several_devices_give_the_one_device_forest() {
+fn split_csr_graphs_give_the_one_device_forest() {
     let (n, m) = (800, 30_000);
     let (u, v) = random_graph(n, m, 11);
     let mut s = Stream(5);
     let w: Vec<f32> = (0..m).map(|_| s.below(25) as f32 * 0.25).collect();
     let csr = Csr::new(n, &u, &v, Some(&w));
-    for ctx in split_contexts(2, Options::default()) {
-        let graph = Graph::Csr {
-            offsets: &csr.offsets,
-            targets: &csr.targets,
-            weights: csr.weights.as_deref().map(Weights::F32),
-        };
-        let (ids, components, total) = csr.reference(false);
-        let forest = msf(&ctx, &graph, Algorithm::Auto, false);
-        check::<f32>(
-            &format!("{} CSR", ctx.tier()),
-            &forest,
-            &(ids, components),
-            total,
-        );
+    let graph = Graph::Csr {
+        offsets: &csr.offsets,
+        targets: &csr.targets,
+        weights: csr.weights.as_deref().map(Weights::F32),
+    };
+    let mut nan = csr.weights.clone().expect("weighted");
+    let entry = nan.len() * 2 / 3;
+    nan[entry] = f32::NAN;
+    let bad = Graph::Csr {
+        offsets: &csr.offsets,
+        targets: &csr.targets,
+        weights: Some(Weights::F32(&nan)),
+    };
+    let one = common::gpu_contexts("devices", Options::default());
+    for copies in [2, 3] {
+        for (ctx, one) in split_contexts(copies, Options::default()).iter().zip(&one) {
+            for maximum in [false, true] {
+                let (ids, components, total) = csr.reference(maximum);
+                for algorithm in [Algorithm::Auto, Algorithm::Boruvka, Algorithm::Strut] {
+                    let what =
+                        format!("{} x{copies} CSR {algorithm} maximum={maximum}", ctx.tier());
+                    let forest = msf(ctx, &graph, algorithm, maximum);
+                    check::<f32>(&what, &forest, &(ids.clone(), components), total);
+                }
+            }
+            let options = MsfOptions::default();
+            let expected = one.msf(&bad, &options).unwrap_err();
+            let got = ctx.msf(&bad, &options).unwrap_err();
+            assert_eq!(
+                got.message(),
+                expected.message(),
+                "x{copies} CSR with a NaN"
+            );
+        }
     }
 }
 

@@ -105,8 +105,8 @@ pub struct gpumst_options {
     pub device_memory_limit: u64,
     /// Several devices of the chosen GPU tier: `device_count` device indices at
     /// `devices`, the first of which replaces `device_index`. Everything runs on the
-    /// first; the minimum spanning forest of an edge list can be split across them
-    /// (same forest), which the environment variable GPUMST_SPLIT_MIN_EDGES turns
+    /// first; the minimum spanning forest of an edge list or a CSR graph can be split
+    /// across them (same forest), which the environment variable GPUMST_SPLIT_MIN_EDGES turns
     /// on: measured so far, it was slower than one device (see the README). `device_count` 0: `device_index` alone (`devices` is
     /// not read); GPUMST_ALL_DEVICES: every usable device of the tier of the same
     /// kind as `device_index`'s (`devices` is not read). The CPU tier ignores both.

@@ -39,39 +39,68 @@ pub(super) struct Split {
 }
 
 /// The forest of `graph` split across `solver`'s devices, or None where it is not
-/// split: one device, a CSR graph, Kruskal or Prim, shares of less than twice a forest
-/// (the merges would redo the work), or fewer edges per device than
-/// `GPUMST_SPLIT_MIN_EDGES` asks for (unset: never; see the module's documentation).
+/// split: one device, Kruskal or Prim, shares of less than twice a forest (the merges
+/// would redo the work), or fewer edges per device than `GPUMST_SPLIT_MIN_EDGES` asks
+/// for (unset: never; see the module's documentation). A CSR graph is split as its
+/// edge list (each edge once, at the position of its first entry; positions grow with
+/// the entries, so ties fall as on one device), whose forest maps back to entries.
 pub(super) fn solve(
     graph: &Graph<'_>,
     options: &MsfOptions,
     solver: Solver<'_>,
 ) -> Result<Option<Split>> {
-    let Graph::EdgeList {
-        num_vertices: n,
-        u,
-        v,
-        weights,
-    } = *graph
-    else {
-        return Ok(None);
-    };
     let p = solver.devices();
-    let m = u.len();
+    let (n, m) = match *graph {
+        Graph::EdgeList {
+            num_vertices, u, ..
+        } => (num_vertices, u.len()),
+        // Each undirected edge has two entries (an estimate: checked again below).
+        Graph::Csr {
+            offsets, targets, ..
+        } => (offsets.len().saturating_sub(1), targets.len() / 2),
+    };
     // The environment is read only for a context with several devices: every call
     // passes here.
-    if p < 2
-        || matches!(options.algorithm, Algorithm::Kruskal | Algorithm::Prim)
-        || m / p < 2 * n.max(1)
-        || !split_min_edges().is_some_and(|least| m / p >= least)
-    {
+    let splits = |m: usize| {
+        p >= 2
+            && !matches!(options.algorithm, Algorithm::Kruskal | Algorithm::Prim)
+            && m / p >= 2 * n.max(1)
+            && split_min_edges().is_some_and(|least| m / p >= least)
+    };
+    if !splits(m) {
         return Ok(None);
     }
-    let weights = weights.filter(|_| !options.unweighted);
-    profile::span("validate", || {
-        prepare::endpoints(graph, options.unweighted, true)?;
-        prepare::reject_nan_in(weights, None, m)
+    let weights = super::weights_used(graph, options);
+    let ends = profile::span("validate", || {
+        prepare::endpoints(graph, options.unweighted, true)
     })?;
+    let m = ends.u.len();
+    prepare::reject_nan_in(weights, ends.ids.as_deref(), m)?;
+    let Some(ids) = &ends.ids else {
+        return split(n, &ends.u, &ends.v, weights, options, solver).map(Some);
+    };
+    if !splits(m) {
+        return Ok(None);
+    }
+    // The edges' weights by position (CSR weights are per entry).
+    let by_position = weights.map(|w| gather_weights(w, ids)).transpose()?;
+    let weights = by_position.as_ref().map(WeightVec::as_weights);
+    let mut forest = split(n, &ends.u, &ends.v, weights, options, solver)?;
+    forest.edges.iter_mut().for_each(|e| *e = ids[*e as usize]);
+    Ok(Some(forest))
+}
+
+/// The forest of the edge list `u`, `v`, `weights` over `n` vertices (checked), split
+/// across `solver`'s devices.
+fn split(
+    n: usize,
+    u: &[u32],
+    v: &[u32],
+    weights: Option<Weights<'_>>,
+    options: &MsfOptions,
+    solver: Solver<'_>,
+) -> Result<Split> {
+    let (p, m) = (solver.devices(), u.len());
     // Each range and merge gets the caller's options but labels, which the caller's
     // call computes once for the whole forest.
     let part = MsfOptions {
@@ -150,10 +179,10 @@ pub(super) fn solve(
         holders = (0..next.len()).map(|i| holders[2 * i]).collect();
         forests = next;
     }
-    Ok(Some(Split {
+    Ok(Split {
         edges: forests.pop().unwrap_or_default(),
         timings: Some(timings),
-    }))
+    })
 }
 
 /// `GPUMST_SPLIT_MIN_EDGES`: the fewest edges per device for a split (unset: none).
