@@ -477,9 +477,12 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
                 // With n - 1 edges carried, a partition of `later` edges and the next
                 // one's uploaded edges take the memory of `fit` edges' working sets.
                 let most_carried = self.num_vertices.saturating_sub(1) as u64;
-                let later = (fit as u64 - most_carried) * working / (working + raw);
+                let later =
+                    ((fit as u64).saturating_sub(most_carried) * working / (working + raw)).max(1);
                 // The first carries nothing.
-                let first = fit as u64 - (later * raw).div_ceil(working);
+                let first = (fit as u64)
+                    .saturating_sub((later * raw).div_ceil(working))
+                    .max(1);
                 Some((first as usize, later as usize))
             }
             _ => None,
