@@ -630,6 +630,8 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
             });
             (solved, uploaded)
         });
+        // What the kernels did not hide of the next partition's upload.
+        let upload_left = self.watch.lap();
         let (outcome, ids) = solved?;
         uploaded.transpose()?;
         let next = ahead.map(|(buffers, ..)| buffers);
@@ -641,6 +643,7 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
                 return Ok(Err(finding.moved(start as isize - carried as isize)))
             }
         };
+        timings.upload_ms += upload_left;
         self.last = ids.map(|ids| Solved { arrays, ids, count });
         // The forest's positions in the whole list, from the call's.
         self.positions = match &self.last {
