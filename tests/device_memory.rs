@@ -3,7 +3,7 @@
 //! CUDA on the device machine): forests edge for edge against the reference and
 //! against the host path, and the host path's error messages.
 
-use gpumst::msf::{DeviceForest, DeviceGraph, DeviceOutput};
+use gpumst::msf::{DeviceGraph, DeviceOutput};
 use gpumst::{
     Algorithm, Buffer, Context, DType, Element, Graph, MsfOptions, Options, ScanKind, ScanOp,
     Status, Tier, Weights,
@@ -11,64 +11,11 @@ use gpumst::{
 
 mod common;
 use common::msf::{random_graph, reference, reference_total, RefWeight, Stream};
+use common::on_device::OnDevice;
 
 /// Contexts of the GPU tiers present; absent ones are reported as skipped.
 fn gpu_tiers() -> Vec<Context> {
     common::gpu_contexts("device memory", Options::default())
-}
-
-/// A graph uploaded to `ctx`'s tier, with room for its forest.
-struct OnDevice<W: Element> {
-    u: Buffer<u32>,
-    v: Buffer<u32>,
-    w: Option<Buffer<W>>,
-    ids: Buffer<u64>,
-    n: usize,
-}
-
-impl<W: Element> OnDevice<W> {
-    fn new(ctx: &Context, n: usize, u: &[u32], v: &[u32], w: Option<&[W]>) -> Self {
-        let capacity = n.saturating_sub(1).min(u.len());
-        OnDevice {
-            u: ctx.upload(u).unwrap(),
-            v: ctx.upload(v).unwrap(),
-            w: w.map(|w| ctx.upload(w).unwrap()),
-            ids: ctx.upload(&vec![u64::MAX; capacity.max(1)]).unwrap(),
-            n,
-        }
-    }
-
-    fn graph(&self) -> DeviceGraph {
-        DeviceGraph {
-            num_vertices: self.n,
-            num_edges: self.u.len(),
-            u: self.u.device_address().expect("a device buffer"),
-            v: self.v.device_address().expect("a device buffer"),
-            weights: self
-                .w
-                .as_ref()
-                .map(|w| (w.device_address().expect("a device buffer"), W::DTYPE)),
-        }
-    }
-
-    fn solve(&self, ctx: &Context, options: &MsfOptions) -> gpumst::Result<DeviceForest> {
-        let output = DeviceOutput {
-            edge_ids: self.ids.device_address().unwrap(),
-            queue: 0,
-            total_weight: true,
-        };
-        // SAFETY: every address is a live buffer of ctx's tier made above, of the
-        // lengths the graph states.
-        unsafe { ctx.msf_on_device(&self.graph(), options, &output) }
-    }
-
-    /// The first `count` forest ids, read back.
-    fn ids(&self, ctx: &Context, count: usize) -> Vec<u64> {
-        let mut all = vec![0u64; self.ids.len()];
-        ctx.download(&self.ids, &mut all).unwrap();
-        all.truncate(count);
-        all
-    }
 }
 
 /// Every algorithm that takes device graphs, minimum and maximum, on every GPU tier:

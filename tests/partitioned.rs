@@ -3,14 +3,14 @@
 //! forest must be the in-memory one edge for edge (the reference and the CPU tier), on
 //! every GPU tier this machine has (OpenCL on PoCL in CI, CUDA on the device machine).
 
-use gpumst::msf::{DeviceForest, DeviceGraph, DeviceOutput};
 use gpumst::{
-    Algorithm, Buffer, Context, Element, Forest, Graph, MsfOptions, Options, Status, Tier,
-    TotalWeight, Weights,
+    Algorithm, Context, Element, Forest, Graph, MsfOptions, Options, Status, Tier, TotalWeight,
+    Weights,
 };
 
 mod common;
 use common::msf::{random_graph, reference, reference_total, Csr, RefWeight, Stream};
+use common::on_device::OnDevice;
 
 /// Device memory the capped contexts may use: the vertices' arrays of these graphs fit
 /// many times, their edges' working sets do not.
@@ -168,6 +168,21 @@ fn csr_graphs_larger_than_the_cap_give_the_in_memory_forest() {
     }
 }
 
+/// The CPU tier's context: the in-memory reference for error messages.
+fn cpu_context() -> Context {
+    Context::new(&Options {
+        tier: Tier::Cpu,
+        ..Options::default()
+    })
+    .unwrap()
+}
+
+/// `got` must be the error `expected` is, status and message (`what` names the case).
+fn same_error(what: &str, got: &gpumst::Error, expected: &gpumst::Error) {
+    assert_eq!(got.status(), expected.status(), "{what}");
+    assert_eq!(got.message(), expected.message(), "{what}");
+}
+
 /// Bad edges in a later partition are reported as the in-memory call reports them: the
 /// first bad u of the whole list before any bad v, then the first NaN.
 #[test]
@@ -175,11 +190,7 @@ fn bad_edges_are_named_as_in_memory() {
     let (n, m) = (1000, 40_000);
     let (u, v) = random_graph(n, m, 3);
     let w: Vec<f64> = (0..m).map(|e| (e % 97) as f64).collect();
-    let cpu = Context::new(&Options {
-        tier: Tier::Cpu,
-        ..Options::default()
-    })
-    .unwrap();
+    let cpu = cpu_context();
     let mut bad_u = u.clone();
     bad_u[35_000] = n as u32 + 4;
     let mut bad_v = v.clone();
@@ -207,8 +218,7 @@ fn bad_edges_are_named_as_in_memory() {
             let options = MsfOptions::default();
             let expected = cpu.msf(&graph, &options).unwrap_err();
             let got = ctx.msf(&graph, &options).unwrap_err();
-            assert_eq!(got.status(), expected.status(), "{what}");
-            assert_eq!(got.message(), expected.message(), "{what}");
+            same_error(what, &got, &expected);
         }
     }
 }
@@ -239,64 +249,6 @@ fn too_many_vertices_for_the_cap_is_out_of_memory() {
 /// The cap of the device-memory tests: the caller's arrays count against it, so it
 /// leaves about as much beside them as `LIMIT` leaves the host arrays' partitions.
 const DEVICE_LIMIT: u64 = 1_000_000;
-
-/// An edge list uploaded to `ctx`'s tier with room for its forest's ids.
-struct OnDevice<W: Element> {
-    u: Buffer<u32>,
-    v: Buffer<u32>,
-    w: Option<Buffer<W>>,
-    ids: Buffer<u64>,
-    n: usize,
-}
-
-impl<W: Element> OnDevice<W> {
-    fn new(ctx: &Context, n: usize, u: &[u32], v: &[u32], w: Option<&[W]>) -> Self {
-        let capacity = n.saturating_sub(1).min(u.len());
-        OnDevice {
-            u: ctx.upload(u).unwrap(),
-            v: ctx.upload(v).unwrap(),
-            w: w.map(|w| ctx.upload(w).unwrap()),
-            ids: ctx.upload(&vec![u64::MAX; capacity]).unwrap(),
-            n,
-        }
-    }
-
-    /// Bytes of the caller's arrays (the graph and the ids' room).
-    fn bytes(&self) -> u64 {
-        let m = self.u.len() as u64;
-        let weights = self.w.as_ref().map_or(0, |_| W::DTYPE.size() as u64);
-        m * (8 + weights) + 8 * self.ids.len() as u64
-    }
-
-    fn solve(&self, ctx: &Context, options: &MsfOptions) -> gpumst::Result<DeviceForest> {
-        fn address<T: Element>(b: &Buffer<T>) -> usize {
-            b.device_address().expect("a device buffer")
-        }
-        let graph = DeviceGraph {
-            num_vertices: self.n,
-            num_edges: self.u.len(),
-            u: address(&self.u),
-            v: address(&self.v),
-            weights: self.w.as_ref().map(|w| (address(w), W::DTYPE)),
-        };
-        let output = DeviceOutput {
-            edge_ids: address(&self.ids),
-            queue: 0,
-            total_weight: true,
-        };
-        // SAFETY: every address is a live buffer of ctx's tier made in `new`, of the
-        // lengths the graph states.
-        unsafe { ctx.msf_on_device(&graph, options, &output) }
-    }
-
-    /// The first `count` forest ids, read back.
-    fn ids(&self, ctx: &Context, count: usize) -> Vec<u64> {
-        let mut all = vec![0u64; self.ids.len()];
-        ctx.download(&self.ids, &mut all).unwrap();
-        all.truncate(count);
-        all
-    }
-}
 
 /// A graph in device memory whose working set exceeds the cap beside it is solved in
 /// partitions copied on the device, and gives the in-memory forest.
@@ -365,11 +317,7 @@ fn bad_edges_in_device_memory_are_named_as_in_memory() {
     let (n, m) = (1000, 40_000);
     let (u, v) = random_graph(n, m, 5);
     let w: Vec<f32> = (0..m).map(|e| (e % 89) as f32).collect();
-    let cpu = Context::new(&Options {
-        tier: Tier::Cpu,
-        ..Options::default()
-    })
-    .unwrap();
+    let cpu = cpu_context();
     let mut bad_u = u.clone();
     bad_u[36_000] = n as u32 + 2;
     let mut bad_v = v.clone();
@@ -400,8 +348,7 @@ fn bad_edges_in_device_memory_are_named_as_in_memory() {
             let got = OnDevice::new(&ctx, n, u, v, Some(w))
                 .solve(&ctx, &options)
                 .unwrap_err();
-            assert_eq!(got.status(), expected.status(), "{what}");
-            assert_eq!(got.message(), expected.message(), "{what}");
+            same_error(what, &got, &expected);
         }
     }
 }

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod msf;
+pub mod on_device;
 pub mod primitives;
 
 use gpumst::{Context, Options, Tier};

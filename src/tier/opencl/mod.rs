@@ -238,6 +238,18 @@ pub(crate) fn open(index: u32) -> Result<OpenClTier> {
     Ok(Gpu::new(device, settings))
 }
 
+/// Writes `data` at byte `offset` of `memory` through `queue`, blocking.
+fn write_blocking(
+    queue: &CommandQueue,
+    memory: &mut Buffer<u8>,
+    offset: usize,
+    data: &[u8],
+) -> std::result::Result<(), ClError> {
+    // SAFETY: the write is blocking, so `data` outlives the transfer; the caller
+    // keeps offset + data.len() inside the buffer.
+    unsafe { queue.enqueue_write_buffer(memory, CL_BLOCKING, offset, data, &[]) }.map(|_| ())
+}
+
 impl OpenClDevice {
     fn cl_error(&self, what: &str, e: opencl3::error_codes::ClError) -> Error {
         let error = Error::new(
@@ -341,14 +353,8 @@ impl gpu::Device for OpenClDevice {
     }
 
     fn write(&self, memory: &mut Buffer<u8>, offset: usize, data: &[u8]) -> Result<()> {
-        // SAFETY: the write is blocking, so `data` outlives the transfer; the caller
-        // keeps offset + data.len() inside the buffer.
-        unsafe {
-            self.queue
-                .enqueue_write_buffer(memory, CL_BLOCKING, offset, data, &[])
-        }
-        .map_err(|e| self.cl_error("clEnqueueWriteBuffer", e))?;
-        Ok(())
+        write_blocking(&self.queue, memory, offset, data)
+            .map_err(|e| self.cl_error("clEnqueueWriteBuffer", e))
     }
 
     fn write_beside(&self, memory: &mut Buffer<u8>, offset: usize, data: &[u8]) -> Result<()> {
@@ -361,11 +367,10 @@ impl gpu::Device for OpenClDevice {
                 self.side_queue.get_or_init(|| queue)
             }
         };
-        // SAFETY: as in `write`; the buffer's creation is complete (the caller's
-        // promise), so a second queue may write it.
-        unsafe { queue.enqueue_write_buffer(memory, CL_BLOCKING, offset, data, &[]) }
-            .map_err(|e| self.cl_error("clEnqueueWriteBuffer (on a second queue)", e))?;
-        Ok(())
+        // The buffer's creation is complete (the caller's promise), so a second queue
+        // may write it.
+        write_blocking(queue, memory, offset, data)
+            .map_err(|e| self.cl_error("clEnqueueWriteBuffer (on a second queue)", e))
     }
 
     fn read(&self, memory: &Buffer<u8>, offset: usize, out: &mut [u8]) -> Result<()> {

@@ -141,8 +141,7 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
         // Over the device's memory: in partitions, copied from the caller's arrays, if
         // the memory beside them (and the ids' room) holds the vertices' arrays and
         // twice a forest.
-        let weight_bytes = if weighted { W::DTYPE.size() } else { 0 };
-        let theirs = (m * (8 + weight_bytes) + 8 * capacity) as u64;
+        let theirs = m as u64 * input_bytes::<W>(weighted) + 8 * capacity as u64;
         let memory = tier.settings.global_memory.saturating_sub(theirs);
         let fit = edges_that_fit::<D, W>(tier, n, algorithm, weighted, memory);
         if fit < 2 * n.max(1) || fit >= m {
@@ -213,26 +212,11 @@ fn first_bad_edge<D: Device, W: Element>(
     list: &EdgeArrays<D, W>,
     seen: Finding,
 ) -> Result<Finding> {
-    let m = list.u.len();
     let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(
         tier,
         list.weights.is_some(),
     )))?;
-    let mut bad = tier.alloc::<u32>(3)?;
-    tier.fill(&mut bad, NO_POSITION, 3)?;
-    tier.launch(
-        &program,
-        "rs_check_ends",
-        m,
-        0,
-        &[
-            list.u.arg(),
-            list.v.arg(),
-            Arg::U32(m as u32),
-            Arg::U64(list.num_vertices as u64),
-            bad.arg(),
-        ],
-    )?;
+    let bad = check_ends(tier, &program, list)?;
     let mut found = [0u32; 3];
     tier.read(&bad, &mut found)?;
     if let Finding::NanWeight { edge } = seen {
@@ -472,7 +456,7 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
                 let weighted = whole.source.weighted();
                 let (working, raw) = (
                     edge_bytes::<W>(self.work.algorithm, weighted),
-                    (8 + if weighted { W::DTYPE.size() } else { 0 }) as u64,
+                    input_bytes::<W>(weighted),
                 );
                 // With n - 1 edges carried, a partition of `later` edges and the next
                 // one's uploaded edges take the memory of `fit` edges' working sets.
@@ -782,6 +766,11 @@ fn edge_bytes<W: Element>(algorithm: Algorithm, weighted: bool) -> u64 {
     per_edge + if weighted { W::DTYPE.size() as u64 } else { 0 }
 }
 
+/// Bytes per edge of an edge list as given: its ends and weights.
+fn input_bytes<W: Element>(weighted: bool) -> u64 {
+    8 + if weighted { W::DTYPE.size() as u64 } else { 0 }
+}
+
 /// As [`host_edges_that_fit`], in `memory` bytes of the device.
 fn edges_that_fit<D: Device, W: Element>(
     tier: &Gpu<D>,
@@ -879,19 +868,7 @@ fn solve_arrays<D: Device, W: Element>(
         |name: &str, items: usize, args: &[Arg<D>]| tier.launch(&program, name, items, 0, args);
 
     // Validation and keys, one pass each over the ends and the weights.
-    let mut bad = tier.alloc::<u32>(3)?;
-    tier.fill(&mut bad, NO_POSITION, 3)?;
-    run_on(
-        "rs_check_ends",
-        m,
-        &[
-            eu.arg(),
-            ev.arg(),
-            Arg::U32(m as u32),
-            Arg::U64(n as u64),
-            bad.arg(),
-        ],
-    )?;
+    let bad = check_ends(tier, &program, arrays)?;
     let keys = match &arrays.weights {
         None => KeyBuffer::None(tier.alloc(0)?),
         // Unsigned weights in ascending order are their own keys (the weights' buffer,
@@ -1044,6 +1021,32 @@ fn solve_arrays<D: Device, W: Element>(
         weights: forest_weights.or_else(|| work.forest_weights.then(Vec::new)),
         timings,
     })
+}
+
+/// Three words for the first failed checks' positions (u out of range, v out of range,
+/// NaN weight: `NO_POSITION` while none), the ends' checks queued over `list`.
+fn check_ends<D: Device, W>(
+    tier: &Gpu<D>,
+    program: &D::Program,
+    list: &EdgeArrays<D, W>,
+) -> Result<DeviceBuffer<D, u32>> {
+    let m = list.u.len();
+    let mut bad = tier.alloc::<u32>(3)?;
+    tier.fill(&mut bad, NO_POSITION, 3)?;
+    tier.launch(
+        program,
+        "rs_check_ends",
+        m,
+        0,
+        &[
+            list.u.arg(),
+            list.v.arg(),
+            Arg::U32(m as u32),
+            Arg::U64(list.num_vertices as u64),
+            bad.arg(),
+        ],
+    )?;
+    Ok(bad)
 }
 
 /// The first failed check among the positions the kernels found (`found`: u out of
