@@ -91,6 +91,43 @@ pub(crate) fn zeroed<T: Zeroable>(count: usize, what: &str) -> Result<Vec<T>> {
     Ok(unsafe { Vec::from_raw_parts(ptr, count, count) })
 }
 
+/// [`zeroed`], with the kernel asked to back its whole 2 MiB pages with huge pages
+/// (Linux's transparent huge pages, where they are set to "madvise", the usual
+/// default): one page fault and one TLB entry per 2 MiB instead of 512, for arrays
+/// first written all over at once (the file loaders'), and a much cheaper unmap.
+pub(crate) fn zeroed_in_huge_pages<T: Zeroable>(count: usize, what: &str) -> Result<Vec<T>> {
+    let mut v = zeroed::<T>(count, what)?;
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let (at, bytes) = (v.as_mut_ptr() as usize, std::mem::size_of_val(&v[..]));
+        let (start, end) = (at.next_multiple_of(HUGE), (at + bytes) & !(HUGE - 1));
+        if end > start {
+            // SAFETY: [start, end) lies inside `v`'s allocation, owned here;
+            // MADV_HUGEPAGE changes only how the kernel backs those pages, not their
+            // contents (still zero) or their mapping. Where it fails (no transparent
+            // huge pages), ordinary pages stay, so the result is ignored.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    Ok(v)
+}
+
+/// Drops `value`, which holds `bytes` bytes, on a thread of its own when that is
+/// worth it: giving a few hundred MB of pages back to the system takes tens of
+/// milliseconds on one thread (the kernel unmaps them page by page), which the caller
+/// need not wait for. Where no thread can be started, the closure holding `value` is
+/// dropped here, and `value` with it.
+pub(crate) fn free_in_background<T: Send + 'static>(value: T, bytes: usize) {
+    const WORTH_A_THREAD: usize = 32 << 20;
+    if bytes >= WORTH_A_THREAD {
+        let freeing = std::thread::Builder::new().name("gpumst-free".into());
+        let _ = freeing.spawn(move || drop(value));
+    }
+}
+
 /// An exact-size iterator into a vector.
 pub(crate) fn collect<I: ExactSizeIterator>(iter: I, what: &str) -> Result<Vec<I::Item>> {
     let mut v = with_capacity(iter.len(), what)?;

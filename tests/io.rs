@@ -1121,6 +1121,54 @@ fn egr_round_trips_in_csr_order() {
     assert_eq!(read(&p).graph, egr_order(&r));
 }
 
+/// A plain binary file is read by position on all cores, in blocks of 64 MiB and pieces
+/// of 4 MiB: a graph whose arrays span several blocks comes back whole, and a bad
+/// target or a lone arc late in the file is still the one named.
+#[test]
+fn large_binary_files_read_in_pieces() {
+    let dir = scratch();
+    // 9M edges: 18M arcs, 72 MB of targets and of weights (two blocks each).
+    let g = generate::random(
+        1 << 18,
+        9 << 20,
+        5,
+        &WeightSpec::UniformInt {
+            low: -1000,
+            high: 1000,
+        },
+    );
+    let p = dir.join("large.egr");
+    write_graph(&p, Format::Auto, &g).unwrap();
+    let expected = egr_order(&g);
+    assert_eq!(read(&p).graph, expected);
+    let gmst = dir.join("large.gmst");
+    write_graph(&gmst, Format::Auto, &g).unwrap();
+    assert_eq!(read(&gmst).graph, g);
+
+    let bytes = std::fs::read(&p).unwrap();
+    let n = 1usize << 18;
+    let targets_at = 4 * (2 + n + 1);
+    let arcs = 2 * g.num_edges();
+    // A target out of range in the second block of the targets.
+    let late = arcs - 3;
+    let mut bad = bytes.clone();
+    bad[targets_at + 4 * late..targets_at + 4 * late + 4]
+        .copy_from_slice(&(n as i32).to_le_bytes());
+    let m = error_at(&write_file(&dir, "bad_target.egr", &bad), None);
+    assert!(
+        m.contains(&format!("targets[{late}] = {n} is out of range 0..{n}")),
+        "{m}"
+    );
+    // A weight changed in the last piece: that arc has no reverse arc any more.
+    let weights_at = targets_at + 4 * arcs;
+    let mut lone = bytes;
+    let at = weights_at + 4 * (arcs - 1);
+    let w = i32::from_le_bytes(lone[at..at + 4].try_into().unwrap());
+    lone[at..at + 4].copy_from_slice(&(w + 5000).to_le_bytes());
+    let m = error_at(&write_file(&dir, "lone.egr", &lone), None);
+    assert!(m.contains("has no reverse arc"), "{m}");
+}
+
 #[test]
 fn unwritable_graphs_are_refused() {
     let dir = scratch();

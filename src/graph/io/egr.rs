@@ -2,13 +2,13 @@
 //! `targets[m]`, then optionally `weights[m]`. Every undirected edge appears in both
 //! directions; entries are paired into edges like DIMACS arcs, in CSR order.
 
-use std::io::{self, Read};
+use std::io;
 
 use super::arcs::{pair_arcs, Edges, PairError};
 use super::csr_pairs::pair_csr;
 use super::input::{invalid, read_failure, Progress};
 use super::output::{weight_type_name, Output};
-use super::words::{fill, read_words, write_words};
+use super::words::{write_words, BinaryInput};
 use super::{unwritable, Parsed};
 use crate::graph::{EdgeListGraph, WeightVec};
 use crate::{alloc, Result};
@@ -18,14 +18,14 @@ const ARRAYS: &str = "the int32 arrays read";
 
 pub(super) fn read(
     name: &str,
-    stream: &mut dyn Read,
+    input: &mut BinaryInput<'_>,
     progress: &mut Progress<'_>,
     budget: u64,
     plain_size: Option<u64>,
 ) -> Result<Parsed> {
     let failed = |e: io::Error| invalid(name, read_failure(&e));
     let mut head = [0u8; 8];
-    let got = fill(stream, &mut head).map_err(failed)?;
+    let got = input.fill(&mut head).map_err(failed)?;
     if got < 8 {
         return Err(invalid(
             name,
@@ -54,7 +54,7 @@ pub(super) fn read(
             ));
         }
     }
-    let (offsets, _) = read_words::<i32>(stream, n + 1, budget, progress, &failed, ARRAYS)?;
+    let (offsets, _) = input.read_words::<i32>(n + 1, budget, progress, &failed, ARRAYS)?;
     if (offsets.len() as u64) < n + 1 {
         return Err(invalid(
             name,
@@ -91,7 +91,7 @@ pub(super) fn read(
             ),
         ));
     }
-    let (targets, _) = read_words::<i32>(stream, m, budget, progress, &failed, ARRAYS)?;
+    let (targets, _) = input.read_words::<i32>(m, budget, progress, &failed, ARRAYS)?;
     if (targets.len() as u64) < m {
         return Err(invalid(
             name,
@@ -101,7 +101,10 @@ pub(super) fn read(
             ),
         ));
     }
-    if let Some(p) = targets.iter().position(|&t| t < 0 || t as u64 >= n) {
+    let first_out_of_range = alloc::par_position_first(targets.len(), |r| {
+        targets[r].iter().position(|&t| t < 0 || t as u64 >= n)
+    });
+    if let Some(p) = first_out_of_range {
         return Err(invalid(
             name,
             format!("targets[{p}] = {} is out of range 0..{n}", targets[p]),
@@ -110,7 +113,7 @@ pub(super) fn read(
     let weights = if m == 0 {
         None
     } else {
-        let (w, partial) = read_words::<i32>(stream, m, budget, progress, &failed, ARRAYS)?;
+        let (w, partial) = input.read_words::<i32>(m, budget, progress, &failed, ARRAYS)?;
         if w.is_empty() && partial == 0 {
             None
         } else if (w.len() as u64) < m {
@@ -127,7 +130,7 @@ pub(super) fn read(
         }
     };
     let mut extra = [0u8; 1];
-    if fill(stream, &mut extra).map_err(failed)? > 0 {
+    if input.fill(&mut extra).map_err(failed)? > 0 {
         return Err(invalid(
             name,
             "the file goes on after the last array (weights, or targets when m = 0)",
@@ -139,7 +142,14 @@ pub(super) fn read(
         _ => None,
     };
     let paired = match pair_csr(&offsets, &targets, weight_slice)? {
-        Some(edges) => edges,
+        Some((edges, scratch)) => {
+            // The file's arrays and the pairing's go back to the system on a thread
+            // of their own.
+            let bytes = 4 * (offsets.len() + targets.len() + weight_slice.map_or(0, <[_]>::len))
+                + scratch.bytes();
+            alloc::free_in_background((offsets, targets, weights, scratch), bytes);
+            edges
+        }
         None => pair_all_arcs(name, offsets, targets, weights)?,
     };
     let (u, v, weights) = paired;

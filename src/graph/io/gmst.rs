@@ -15,11 +15,11 @@
 //! Edge `i` joins `u[i]` and `v[i]`: ids, directions and weights come back exactly as
 //! written. A plain file must be exactly as long as its header says.
 
-use std::io::{self, Read};
+use std::io;
 
 use super::input::{invalid, read_failure, Progress};
 use super::output::Output;
-use super::words::{fill, read_words, write_words, Word};
+use super::words::{write_words, BinaryInput, Word};
 use super::{unwritable, Parsed};
 use crate::graph::{EdgeListGraph, WeightVec};
 use crate::{alloc, Result};
@@ -60,14 +60,14 @@ fn padded_ids(m: u64) -> u64 {
 
 pub(super) fn read(
     name: &str,
-    stream: &mut dyn Read,
+    input: &mut BinaryInput<'_>,
     progress: &mut Progress<'_>,
     budget: u64,
     plain_size: Option<u64>,
 ) -> Result<Parsed> {
     let failed = |e: io::Error| invalid(name, read_failure(&e));
     let mut head = [0u8; HEADER as usize];
-    let got = fill(stream, &mut head).map_err(failed)?;
+    let got = input.fill(&mut head).map_err(failed)?;
     if got < 8 || &head[..8] != MAGIC {
         return Err(invalid(
             name,
@@ -119,19 +119,19 @@ pub(super) fn read(
             ),
         ));
     }
-    let u = read_ids(name, stream, m, budget, progress, "u")?;
-    let v = read_ids(name, stream, m, budget, progress, "v")?;
+    let u = read_ids(name, input, m, budget, progress, "u")?;
+    let v = read_ids(name, input, m, budget, progress, "v")?;
     let weights = match code {
         0 => None,
-        1 => Some(WeightVec::I32(weights(name, stream, m, budget, progress)?)),
-        2 => Some(WeightVec::U32(weights(name, stream, m, budget, progress)?)),
-        3 => Some(WeightVec::I64(weights(name, stream, m, budget, progress)?)),
-        4 => Some(WeightVec::U64(weights(name, stream, m, budget, progress)?)),
-        5 => Some(WeightVec::F32(weights(name, stream, m, budget, progress)?)),
-        _ => Some(WeightVec::F64(weights(name, stream, m, budget, progress)?)),
+        1 => Some(WeightVec::I32(weights(name, input, m, budget, progress)?)),
+        2 => Some(WeightVec::U32(weights(name, input, m, budget, progress)?)),
+        3 => Some(WeightVec::I64(weights(name, input, m, budget, progress)?)),
+        4 => Some(WeightVec::U64(weights(name, input, m, budget, progress)?)),
+        5 => Some(WeightVec::F32(weights(name, input, m, budget, progress)?)),
+        _ => Some(WeightVec::F64(weights(name, input, m, budget, progress)?)),
     };
     let mut extra = [0u8; 1];
-    if fill(stream, &mut extra).map_err(failed)? > 0 {
+    if input.fill(&mut extra).map_err(failed)? > 0 {
         return Err(invalid(name, "the file goes on after its last array"));
     }
     check_edges(name, n, &u, &v, weights.as_ref())?;
@@ -149,14 +149,14 @@ pub(super) fn read(
 /// One array of `m` vertex ids and its padding.
 fn read_ids(
     name: &str,
-    stream: &mut dyn Read,
+    input: &mut BinaryInput<'_>,
     m: u64,
     budget: u64,
     progress: &mut Progress<'_>,
     what: &str,
 ) -> Result<Vec<u32>> {
     let failed = |e: io::Error| invalid(name, read_failure(&e));
-    let (ids, _) = read_words::<u32>(stream, m, budget, progress, &failed, ARRAYS)?;
+    let (ids, _) = input.read_words::<u32>(m, budget, progress, &failed, ARRAYS)?;
     if (ids.len() as u64) < m {
         return Err(invalid(
             name,
@@ -168,7 +168,7 @@ fn read_ids(
     }
     let mut pad = [0u8; 8];
     let pad = &mut pad[..(padded_ids(m) - 4 * m) as usize];
-    if fill(stream, pad).map_err(failed)? < pad.len() {
+    if input.fill(pad).map_err(failed)? < pad.len() {
         return Err(invalid(
             name,
             format!("the file ends in the padding after {what}"),
@@ -179,13 +179,13 @@ fn read_ids(
 
 fn weights<T: Word>(
     name: &str,
-    stream: &mut dyn Read,
+    input: &mut BinaryInput<'_>,
     m: u64,
     budget: u64,
     progress: &mut Progress<'_>,
 ) -> Result<Vec<T>> {
     let failed = |e: io::Error| invalid(name, read_failure(&e));
-    let (w, _) = read_words::<T>(stream, m, budget, progress, &failed, ARRAYS)?;
+    let (w, _) = input.read_words::<T>(m, budget, progress, &failed, ARRAYS)?;
     if (w.len() as u64) < m {
         return Err(invalid(
             name,

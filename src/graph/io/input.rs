@@ -74,6 +74,11 @@ impl Progress<'_> {
         }
     }
 
+    /// Counts bytes read from the file other than through the input's stream.
+    pub(crate) fn consumed(&self, bytes: u64) {
+        self.consumed.fetch_add(bytes, Ordering::Relaxed);
+    }
+
     pub(crate) fn finish(&mut self) {
         if let Some(cb) = self.callback {
             let now = self.consumed.load(Ordering::Relaxed);
@@ -174,6 +179,15 @@ impl<'p> Input<'p> {
             },
             reader,
         })
+    }
+
+    /// The file itself, a second handle, when it is a regular file read as it is
+    /// (binary formats then read it by position, on all cores).
+    pub(crate) fn plain_file(&self) -> Option<File> {
+        if self.compression != Compression::None || self.file_size.is_none() {
+            return None;
+        }
+        self.reader.get_ref().inner.try_clone().ok()
     }
 
     /// A budget for up-front reservations: a header may declare any count, but a file of

@@ -64,6 +64,7 @@ use self::arcs::ArcError;
 use self::input::{invalid_at, strip_compression_suffix, Compression, Input, LineReader};
 use self::output::{put_u64, put_weight, Output};
 use self::text_body::Split;
+use self::words::BinaryInput;
 use super::{EdgeListGraph, WeightVec};
 use crate::{Error, Result, Status};
 
@@ -196,10 +197,12 @@ pub fn read_graph(
         Compression::None => input.file_size,
         _ => None,
     };
+    let plain_file = input.plain_file();
     let parsed = input.with_stream(|stream, progress| {
+        let binary = |stream| BinaryInput::new(stream, plain_file, plain_size);
         let parsed = match format {
-            Format::Egr => egr::read(&name, stream, progress, budget, plain_size),
-            Format::Gmst => gmst::read(&name, stream, progress, budget, plain_size),
+            Format::Egr => egr::read(&name, &mut binary(stream), progress, budget, plain_size),
+            Format::Gmst => gmst::read(&name, &mut binary(stream), progress, budget, plain_size),
             text => {
                 let lines = LineReader::new(stream, progress);
                 let split = Split::DEFAULT;

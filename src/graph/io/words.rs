@@ -1,6 +1,7 @@
 //! Arrays of little-endian fixed-size numbers, as binary graph files store them: read
 //! straight into vectors (no staging buffer) and written in large blocks.
 
+use std::fs::File;
 use std::io::{self, Read};
 
 use rayon::prelude::*;
@@ -50,6 +51,119 @@ macro_rules! float_word {
 }
 float_word!(f32 => u32, f64 => u64);
 
+/// The bytes of a binary graph file, in order: from the file by position on all cores
+/// where it is a plain file (one thread's copy out of the page cache moves a fraction
+/// of what the memory can), else from the (decompressed) stream.
+pub(super) struct BinaryInput<'s> {
+    stream: &'s mut dyn Read,
+    plain: Option<PlainFile>,
+}
+
+/// A plain file read by position: where the next byte is, and how many there are.
+struct PlainFile {
+    file: File,
+    at: u64,
+    size: u64,
+}
+
+impl<'s> BinaryInput<'s> {
+    /// `file`, when given, is the file `stream` reads, uncompressed, from its start;
+    /// `size` its size.
+    pub(super) fn new(stream: &'s mut dyn Read, file: Option<File>, size: Option<u64>) -> Self {
+        let plain = match (file, size) {
+            (Some(file), Some(size)) if cfg!(unix) => Some(PlainFile { file, at: 0, size }),
+            _ => None,
+        };
+        BinaryInput { stream, plain }
+    }
+
+    /// Reads into `buf` until it is full or the input ends; returns the bytes read.
+    pub(super) fn fill(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match &mut self.plain {
+            Some(plain) => {
+                let got = plain.bytes_left().min(buf.len() as u64) as usize;
+                plain.read_exact_at(&mut buf[..got])?;
+                Ok(got)
+            }
+            None => fill(self.stream, buf),
+        }
+    }
+
+    /// Up to `count` words, as [`read_words`] reads them from a stream.
+    pub(super) fn read_words<T: Word>(
+        &mut self,
+        count: u64,
+        budget: u64,
+        progress: &mut Progress<'_>,
+        failed: &dyn Fn(io::Error) -> Error,
+        what: &'static str,
+    ) -> Result<(Vec<T>, usize)> {
+        let Some(plain) = &mut self.plain else {
+            return read_words(self.stream, count, budget, progress, failed, what);
+        };
+        // The file's size bounds what is allocated, as the budget does for streams.
+        let bytes = plain.bytes_left().min(count.saturating_mul(T::SIZE as u64));
+        let mut out: Vec<T> = alloc::zeroed_in_huge_pages((bytes / T::SIZE as u64) as usize, what)?;
+        // In blocks, so that progress is reported as the file is read; each block in
+        // pieces read by all cores, which also take the pages' first-touch faults.
+        const BLOCK: usize = 64 << 20;
+        const PIECE: usize = 4 << 20;
+        for block in out.chunks_mut((BLOCK / T::SIZE).max(1)) {
+            let start = plain.at;
+            block
+                .par_chunks_mut((PIECE / T::SIZE).max(1))
+                .enumerate()
+                .try_for_each(|(i, words)| {
+                    let at = start + (i * PIECE / T::SIZE * T::SIZE) as u64;
+                    read_words_at(&plain.file, at, words)
+                })
+                .map_err(failed)?;
+            let block_bytes = std::mem::size_of_val(block) as u64;
+            plain.at += block_bytes;
+            progress.consumed(block_bytes);
+            progress.tick();
+        }
+        // The bytes of an incomplete last word are read and dropped, as from a stream.
+        let partial = (bytes % T::SIZE as u64) as usize;
+        plain.at += partial as u64;
+        progress.consumed(partial as u64);
+        Ok((out, partial))
+    }
+}
+
+impl PlainFile {
+    fn bytes_left(&self) -> u64 {
+        self.size.saturating_sub(self.at)
+    }
+
+    fn read_exact_at(&mut self, buf: &mut [u8]) -> io::Result<()> {
+        read_exact_at(&self.file, buf, self.at)?;
+        self.at += buf.len() as u64;
+        Ok(())
+    }
+}
+
+/// Fills `words` from the file's bytes at `at`, converting from little-endian.
+fn read_words_at<T: Word>(file: &File, at: u64, words: &mut [T]) -> io::Result<()> {
+    read_exact_at(file, as_bytes_mut(words), at)?;
+    if cfg!(target_endian = "big") {
+        for x in words {
+            *x = x.le_to_native();
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, at)
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(_: &File, _: &mut [u8], _: u64) -> io::Result<()> {
+    unreachable!("BinaryInput::new reads plain files by position only on unix")
+}
+
 /// Reads into `buf` until it is full or the stream ends; returns the bytes read.
 pub(super) fn fill(stream: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
     let mut got = 0;
@@ -68,7 +182,7 @@ pub(super) fn fill(stream: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
 /// value counts the bytes of an incomplete trailing word. At most `budget` words are
 /// reserved ahead of the data (a header's count is not trusted for memory). The file's
 /// bytes are read straight into the vector, 1 MiB at a time.
-pub(super) fn read_words<T: Word>(
+fn read_words<T: Word>(
     stream: &mut dyn Read,
     count: u64,
     budget: u64,
@@ -122,21 +236,26 @@ const PAGE: usize = 4096;
 /// Reads into `words` until they are full or the stream ends, converting from the
 /// file's little-endian order; returns the bytes read.
 fn fill_words<T: Word>(stream: &mut dyn Read, words: &mut [T]) -> io::Result<usize> {
-    // SAFETY: the bytes of initialised words of a primitive number type (`Word`), which
-    // has no padding and for which every bit pattern is valid; the view ends here.
-    let bytes = unsafe {
-        std::slice::from_raw_parts_mut(
-            words.as_mut_ptr().cast::<u8>(),
-            std::mem::size_of_val(words),
-        )
-    };
-    let got = fill(stream, bytes)?;
+    let got = fill(stream, as_bytes_mut(words))?;
     if cfg!(target_endian = "big") {
         for x in &mut words[..got / T::SIZE] {
             *x = x.le_to_native();
         }
     }
     Ok(got)
+}
+
+/// The bytes of `words`, to be overwritten.
+fn as_bytes_mut<T: Word>(words: &mut [T]) -> &mut [u8] {
+    // SAFETY: the bytes of initialised words of a primitive number type (`Word`), which
+    // has no padding and for which every bit pattern is valid, borrowed for as long as
+    // the words are.
+    unsafe {
+        std::slice::from_raw_parts_mut(
+            words.as_mut_ptr().cast::<u8>(),
+            std::mem::size_of_val(words),
+        )
+    }
 }
 
 /// Writes `values` as little-endian words.
