@@ -40,7 +40,44 @@ pub(crate) fn reserve<T>(v: &mut Vec<T>, additional: usize, what: &str) -> Resul
     }
     crate::testing::allocation(what, additional)?;
     v.try_reserve(additional)
-        .map_err(|_| out_of_memory::<T>(what, v.len().saturating_add(additional)))
+        .map_err(|_| out_of_memory::<T>(what, v.len().saturating_add(additional)))?;
+    prefer_huge_pages(
+        v.as_mut_ptr().cast(),
+        v.capacity() * std::mem::size_of::<T>(),
+    );
+    Ok(())
+}
+
+/// Asks the kernel to back the whole 2 MiB pages of a large allocation with huge
+/// pages (Linux's transparent huge pages, where they are set to "madvise", the usual
+/// default): one page fault and one TLB entry per 2 MiB instead of 512. Arrays of
+/// millions of elements written all over at once (the tiers' working arrays, the file
+/// loaders') fault and miss the TLB much less, and unmap faster: on a 16-core Xeon the
+/// CPU tier's compute was 12-20% shorter on grid, random and R-MAT graphs with huge
+/// pages everywhere (docs/performance-log.md, fourteenth session).
+fn prefer_huge_pages(at: *mut u8, bytes: usize) {
+    const HUGE: usize = 2 << 20;
+    if bytes < 2 * HUGE {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        let (start, end) = (
+            (at as usize).next_multiple_of(HUGE),
+            (at as usize + bytes) & !(HUGE - 1),
+        );
+        if end > start {
+            // SAFETY: [start, end) lies inside the allocation at `at` of `bytes` bytes,
+            // which the caller owns; MADV_HUGEPAGE changes only how the kernel backs
+            // those pages, not their contents or their mapping. Where it fails (no
+            // transparent huge pages), ordinary pages stay, so the result is ignored.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = at;
 }
 
 /// `count` copies of `value`.
@@ -85,34 +122,11 @@ pub(crate) fn zeroed<T: Zeroable>(count: usize, what: &str) -> Result<Vec<T>> {
     if ptr.is_null() {
         return Err(out_of_memory::<T>(what, count));
     }
+    prefer_huge_pages(ptr.cast(), layout.size());
     // SAFETY: `ptr` was allocated by the global allocator with the layout of exactly
     // `count` `T`s (what `Vec` itself would use), and all-zero bytes are valid `T`s
     // (`Zeroable`), so all `count` elements are initialised.
     Ok(unsafe { Vec::from_raw_parts(ptr, count, count) })
-}
-
-/// [`zeroed`], with the kernel asked to back its whole 2 MiB pages with huge pages
-/// (Linux's transparent huge pages, where they are set to "madvise", the usual
-/// default): one page fault and one TLB entry per 2 MiB instead of 512, for arrays
-/// first written all over at once (the file loaders'), and a much cheaper unmap.
-pub(crate) fn zeroed_in_huge_pages<T: Zeroable>(count: usize, what: &str) -> Result<Vec<T>> {
-    let mut v = zeroed::<T>(count, what)?;
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let (at, bytes) = (v.as_mut_ptr() as usize, std::mem::size_of_val(&v[..]));
-        let (start, end) = (at.next_multiple_of(HUGE), (at + bytes) & !(HUGE - 1));
-        if end > start {
-            // SAFETY: [start, end) lies inside `v`'s allocation, owned here;
-            // MADV_HUGEPAGE changes only how the kernel backs those pages, not their
-            // contents (still zero) or their mapping. Where it fails (no transparent
-            // huge pages), ordinary pages stay, so the result is ignored.
-            unsafe {
-                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
-    Ok(v)
 }
 
 /// Drops `value`, which holds `bytes` bytes, on a thread of its own when that is

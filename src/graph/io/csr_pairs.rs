@@ -112,8 +112,8 @@ pub(super) fn pair_csr(
     // The forward arcs as `source << 32 | weight bits` keys with their targets, group
     // after group; within a group, range after range, so in file order.
     const FORWARD: &str = "the forward arcs by target";
-    let mut keys: Vec<u64> = alloc::zeroed_in_huge_pages(forward, FORWARD)?;
-    let mut ends: Vec<u32> = alloc::zeroed_in_huge_pages(forward, FORWARD)?;
+    let mut keys: Vec<u64> = alloc::zeroed(forward, FORWARD)?;
+    let mut ends: Vec<u32> = alloc::zeroed(forward, FORWARD)?;
     let piece_lengths = || {
         (0..groups.count)
             .flat_map(|g| counted.iter().map(move |c| c.by_group[g] as usize))
@@ -134,10 +134,9 @@ pub(super) fn pair_csr(
         .iter()
         .map(|c| forward_in(c) + c.loop_edges.len())
         .sum();
-    let mut u: Vec<u32> = alloc::zeroed_in_huge_pages(edges, EDGES)?;
-    let mut v: Vec<u32> = alloc::zeroed_in_huge_pages(edges, EDGES)?;
-    let mut w: Vec<i32> =
-        alloc::zeroed_in_huge_pages(if weights.is_some() { edges } else { 0 }, EDGES)?;
+    let mut u: Vec<u32> = alloc::zeroed(edges, EDGES)?;
+    let mut v: Vec<u32> = alloc::zeroed(edges, EDGES)?;
+    let mut w: Vec<i32> = alloc::zeroed(if weights.is_some() { edges } else { 0 }, EDGES)?;
     let per_range = || counted.iter().map(|c| forward_in(c) + c.loop_edges.len());
     let u_parts = split_by_lengths(&mut u, per_range());
     let v_parts = split_by_lengths(&mut v, per_range());

@@ -103,7 +103,7 @@ impl<'s> BinaryInput<'s> {
         };
         // The file's size bounds what is allocated, as the budget does for streams.
         let bytes = plain.bytes_left().min(count.saturating_mul(T::SIZE as u64));
-        let mut out: Vec<T> = alloc::zeroed_in_huge_pages((bytes / T::SIZE as u64) as usize, what)?;
+        let mut out: Vec<T> = alloc::zeroed((bytes / T::SIZE as u64) as usize, what)?;
         // In blocks, so that progress is reported as the file is read; each block in
         // pieces read by all cores, which also take the pages' first-touch faults.
         const BLOCK: usize = 64 << 20;
