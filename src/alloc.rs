@@ -398,4 +398,43 @@ mod tests {
         }
         assert_eq!(v.len(), 1000);
     }
+
+    /// The kernel's flags for the mapping holding `at`, from /proc/self/smaps.
+    #[cfg(target_os = "linux")]
+    fn mapping_flags(at: usize) -> Option<String> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+        let mut inside = false;
+        for line in smaps.lines() {
+            if let Some((range, _)) = line.split_once(' ').filter(|(r, _)| r.contains('-')) {
+                let (lo, hi) = range.split_once('-')?;
+                let (lo, hi) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16));
+                inside = matches!((lo, hi), (Ok(lo), Ok(hi)) if lo <= at && at < hi);
+            } else if let Some(flags) = line.strip_prefix("VmFlags:").filter(|_| inside) {
+                return Some(flags.trim().to_string());
+            }
+        }
+        None
+    }
+
+    /// Large arrays, zeroed or reserved, are marked for huge pages ("hg" in the
+    /// mapping's flags); small ones are left alone.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn large_arrays_ask_for_huge_pages() {
+        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled");
+        if !thp.is_ok_and(|t| t.contains("[madvise]") || t.contains("[always]")) {
+            eprintln!("SKIPPED large_arrays_ask_for_huge_pages: no transparent huge pages here");
+            return;
+        }
+        let zeroes = zeroed::<u64>(4 << 20, "z").unwrap();
+        let mut reserved: Vec<u32> = with_capacity(8 << 20, "r").unwrap();
+        reserved.push(1);
+        for at in [
+            zeroes.as_ptr() as usize + (8 << 20),
+            reserved.as_ptr() as usize + (8 << 20),
+        ] {
+            let flags = mapping_flags(at).expect("the array's mapping is listed");
+            assert!(flags.split(' ').any(|f| f == "hg"), "flags: {flags}");
+        }
+    }
 }
