@@ -244,6 +244,23 @@ pub(crate) fn par_filter_map_indices<U: Send>(
     what: &str,
     f: impl Fn(usize) -> Option<U> + Sync,
 ) -> Result<Vec<U>> {
+    par_filter_indices(
+        len,
+        what,
+        |i| f(i).is_some(),
+        |i| f(i).expect("`f` gives the same answer twice"),
+    )
+}
+
+/// `value(i)` for the `i` in `0..len` that `keep` keeps, in order, as
+/// [`par_filter_map`] does it, but with the test and the value apart: the second pass
+/// computes only the values of the kept indices, without testing them again.
+pub(crate) fn par_filter_indices<U: Send>(
+    len: usize,
+    what: &str,
+    keep: impl Fn(usize) -> bool + Sync,
+    value: impl Fn(usize) -> U + Sync,
+) -> Result<Vec<U>> {
     let chunk_len = chunk_len(len, 64);
     let mut bits: Vec<u64> = zeroed(len.div_ceil(64), "a filter's flags")?;
     // Chunk `c`'s indices, 64 to a word of `bits`.
@@ -261,7 +278,7 @@ pub(crate) fn par_filter_map_indices<U: Send>(
                 for (word, group) in words.iter_mut().zip(groups(c)) {
                     let first = group.start;
                     for i in group {
-                        *word |= (f(i).is_some() as u64) << (i - first);
+                        *word |= (keep(i) as u64) << (i - first);
                     }
                     count += word.count_ones() as usize;
                 }
@@ -281,17 +298,15 @@ pub(crate) fn par_filter_map_indices<U: Send>(
             for (&word, group) in words.iter().zip(groups(c)) {
                 let mut word = word;
                 while word != 0 {
-                    let value = f(group.start + word.trailing_zeros() as usize)
-                        .expect("`f` gives the same answer twice");
-                    target[at].write(value);
+                    target[at].write(value(group.start + word.trailing_zeros() as usize));
                     at += 1;
                     word &= word - 1;
                 }
             }
         });
     // SAFETY: the targets cover the first `total` slots of the spare capacity, and each
-    // chunk wrote exactly as many elements as the bits it counted into its target (the
-    // `expect` above panics, leaving `out` empty, if `f` changed its answer).
+    // chunk wrote exactly as many elements as the bits it counted into its target (a
+    // panic in `value` leaves `out` empty).
     unsafe { out.set_len(total) };
     Ok(out)
 }

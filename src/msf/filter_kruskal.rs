@@ -106,16 +106,17 @@ impl<P: Priority> Live<'_, P> {
         }
     }
 
-    /// The priorities that satisfy `keep`, in order.
+    /// The priorities that satisfy `keep`, in order (`keep` runs once per edge: the
+    /// heavy filter's looks up both ends' trees).
     fn filter(&self, keep: impl Fn(P) -> bool + Sync) -> Result<Vec<P>> {
+        const WHAT: &str = "the live edges";
         match self {
             Live::Every { len, source } => {
-                alloc::par_filter_map_indices(*len, "the live edges", |i| {
-                    let p = source.at(i);
-                    keep(p).then_some(p)
-                })
+                alloc::par_filter_indices(*len, WHAT, |i| keep(source.at(i)), |i| source.at(i))
             }
-            Live::Listed(edges) => alloc::par_filter(edges, "the live edges", |&p| keep(p)),
+            Live::Listed(edges) => {
+                alloc::par_filter_indices(edges.len(), WHAT, |i| keep(edges[i]), |i| edges[i])
+            }
         }
     }
 
