@@ -53,8 +53,8 @@ pub(crate) fn reserve<T>(v: &mut Vec<T>, additional: usize, what: &str) -> Resul
 /// default): one page fault and one TLB entry per 2 MiB instead of 512. Arrays of
 /// millions of elements written all over at once (the tiers' working arrays, the file
 /// loaders') fault and miss the TLB much less, and unmap faster: on a 16-core Xeon the
-/// CPU tier's compute was 12-20% shorter on grid, random and R-MAT graphs with huge
-/// pages everywhere (docs/performance-log.md, fourteenth session).
+/// CPU tier's compute was 9-27% shorter on grid, random and R-MAT graphs with this
+/// (docs/performance-log.md, fourteenth session).
 fn prefer_huge_pages(at: *mut u8, bytes: usize) {
     const HUGE: usize = 2 << 20;
     if bytes < 2 * HUGE {
