@@ -114,17 +114,15 @@ pub(super) fn pair_csr(
     const FORWARD: &str = "the forward arcs by target";
     let mut keys: Vec<u64> = alloc::zeroed(forward, FORWARD)?;
     let mut ends: Vec<u32> = alloc::zeroed(forward, FORWARD)?;
-    let piece_lengths = || {
-        (0..groups.count)
-            .flat_map(|g| counted.iter().map(move |c| c.by_group[g] as usize))
-            .collect::<Vec<_>>()
-    };
+    let piece_lengths: Vec<usize> = (0..groups.count)
+        .flat_map(|g| counted.iter().map(move |c| c.by_group[g] as usize))
+        .collect();
     let mut key_slots = by_range(
-        split_by_lengths(&mut keys, piece_lengths().into_iter()),
+        split_by_lengths(&mut keys, piece_lengths.iter().copied()),
         ranges.len(),
     );
     let mut end_slots = by_range(
-        split_by_lengths(&mut ends, piece_lengths().into_iter()),
+        split_by_lengths(&mut ends, piece_lengths.iter().copied()),
         ranges.len(),
     );
     // The edges: the forward arcs and the self-loop edges in file order, each range

@@ -21,7 +21,6 @@ pub(super) fn read(
     input: &mut BinaryInput<'_>,
     progress: &mut Progress<'_>,
     budget: u64,
-    plain_size: Option<u64>,
 ) -> Result<Parsed> {
     let failed = |e: io::Error| invalid(name, read_failure(&e));
     let mut head = [0u8; 8];
@@ -41,7 +40,7 @@ pub(super) fn read(
         ));
     }
     let (n, m) = (n as u64, m as u64);
-    if let Some(size) = plain_size {
+    if let Some(size) = input.plain_size() {
         let without = 4 * (2 + n + 1 + m);
         let with = without + 4 * m;
         if size != without && size != with {

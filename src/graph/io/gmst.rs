@@ -63,7 +63,6 @@ pub(super) fn read(
     input: &mut BinaryInput<'_>,
     progress: &mut Progress<'_>,
     budget: u64,
-    plain_size: Option<u64>,
 ) -> Result<Parsed> {
     let failed = |e: io::Error| invalid(name, read_failure(&e));
     let mut head = [0u8; HEADER as usize];
@@ -106,7 +105,7 @@ pub(super) fn read(
         return Err(invalid(name, format!("the header gives {m} edges")));
     }
     let size = HEADER + 2 * padded_ids(m) + m * weight_size(code);
-    if let Some(actual) = plain_size.filter(|&actual| actual != size) {
+    if let Some(actual) = input.plain_size().filter(|&actual| actual != size) {
         let weights = match code {
             0 => "no weights".to_string(),
             c => format!("{} weights", WEIGHT_TYPES[c as usize - 1]),

@@ -201,8 +201,8 @@ pub fn read_graph(
     let parsed = input.with_stream(|stream, progress| {
         let binary = |stream| BinaryInput::new(stream, plain_file, plain_size);
         let parsed = match format {
-            Format::Egr => egr::read(&name, &mut binary(stream), progress, budget, plain_size),
-            Format::Gmst => gmst::read(&name, &mut binary(stream), progress, budget, plain_size),
+            Format::Egr => egr::read(&name, &mut binary(stream), progress, budget),
+            Format::Gmst => gmst::read(&name, &mut binary(stream), progress, budget),
             text => {
                 let lines = LineReader::new(stream, progress);
                 let split = Split::DEFAULT;

@@ -56,6 +56,8 @@ float_word!(f32 => u32, f64 => u64);
 /// of what the memory can), else from the (decompressed) stream.
 pub(super) struct BinaryInput<'s> {
     stream: &'s mut dyn Read,
+    /// The file's size when it is read as it is (not decompressed).
+    size: Option<u64>,
     plain: Option<PlainFile>,
 }
 
@@ -74,7 +76,16 @@ impl<'s> BinaryInput<'s> {
             (Some(file), Some(size)) if cfg!(unix) => Some(PlainFile { file, at: 0, size }),
             _ => None,
         };
-        BinaryInput { stream, plain }
+        BinaryInput {
+            stream,
+            size,
+            plain,
+        }
+    }
+
+    /// The file's size, when it is read as it is: the header's counts must match it.
+    pub(super) fn plain_size(&self) -> Option<u64> {
+        self.size
     }
 
     /// Reads into `buf` until it is full or the input ends; returns the bytes read.
