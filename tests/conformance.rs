@@ -32,6 +32,16 @@ fn tiers() -> Vec<Context> {
                 ..Options::default()
             };
             contexts.push(Context::new(&one_thread).expect("a one-thread CPU context opens"));
+            // And eight: `auto` links light edges by Borůvka rounds (run by a team of
+            // every thread) from 4 threads and by reservations from 8, which this
+            // machine's default may not reach (threads beyond the cores wait by
+            // yielding, so the suite stays quick on two cores).
+            let eight_threads = Options {
+                tier,
+                cpu_threads: 8,
+                ..Options::default()
+            };
+            contexts.push(Context::new(&eight_threads).expect("an eight-thread CPU context opens"));
         }
     }
     assert!(

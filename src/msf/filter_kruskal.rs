@@ -14,14 +14,13 @@
 //! the next round's input. On most graphs one or two rounds see every useful edge and
 //! most edges are never looked at twice.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
-
 use rayon::prelude::*;
 
+use super::light_boruvka;
 use super::prepare::{Priority, PrioritySource};
 use super::radix::sort_by_weight;
-use super::reserving_kruskal::{kruskal_reserving, Linked};
-use super::union_find::{find_halving, find_shared, hook, point_at_root, UnionFind};
+use super::reserving_kruskal::kruskal_reserving;
+use super::union_find::{find_shared, UnionFind};
 use crate::{alloc, profile, Result};
 
 /// Live edge sets at most this large are simply sorted whole.
@@ -133,7 +132,7 @@ impl<P: Priority> Live<'_, P> {
 
 /// Light edge sets smaller than this are sorted and linked in order: parallel rounds
 /// would cost more than the sort.
-const LINK_SORTED_BELOW: usize = 1 << 13;
+const LINK_SORTED_BELOW: usize = light_boruvka::ROUNDS_DOWN_TO;
 
 /// How the MSF edges among a light part are found.
 #[derive(Debug, PartialEq, Eq)]
@@ -190,200 +189,12 @@ fn light_msf<P: Priority>(
         }
         LightLink::Boruvka => {
             let rest = profile::span("auto: Borůvka rounds", || {
-                boruvka_rounds(light, u, v, sets, forest)
+                light_boruvka::boruvka_rounds(light, u, v, sets.parents(), forest)
             })?;
             profile::span("auto: sort and link", || {
                 kruskal_sorted(rest, u, v, sets, forest)
             })
         }
-    }
-}
-
-/// Borůvka rounds over `light` while many of its edges are left; returns the rest. In
-/// a round one parallel pass offers each edge to both its trees' cells (each keeps the
-/// lightest, the MSF edge that tree contributes); every tree joins along its edge; the
-/// edges now inside one tree are dropped. At least half the trees with light edges join
-/// each round. After the first round each edge carries its two trees, so later rounds
-/// read them instead of looking them up (one copy of the edges is alive at a time).
-fn boruvka_rounds<P: Priority>(
-    light: Vec<P>,
-    u: &[u32],
-    v: &[u32],
-    sets: &mut UnionFind,
-    forest: &mut Vec<usize>,
-) -> Result<Vec<P>> {
-    let least: Vec<P::Least> = alloc::zeroed(sets.parents().len(), "each tree's lightest edge")?;
-    let parents = sets.parents();
-    // Nothing links trees during the passes, so lookups may halve paths freely.
-    let tree = |x: u32| find_halving(parents, x);
-    let trees = |p: &P| {
-        let e = p.position();
-        (tree(u[e]), tree(v[e]))
-    };
-    boruvka_round(&light, |p| *p, trees, parents, &least, forest)?;
-    // The edges still joining two trees, with their trees.
-    let mut linked: Vec<Linked<P>> = alloc::par_filter_map(&light, "the light edges", |p| {
-        let (a, b) = trees(p);
-        (a != b).then_some((*p, a, b))
-    })?;
-    drop(light);
-    while linked.len() >= LINK_SORTED_BELOW {
-        boruvka_round(&linked, |l| l.0, |l| (l.1, l.2), parents, &least, forest)?;
-        // Every tree of the round's start now points straight at its root: one step
-        // relabels an edge's ends (in the filter's passes, not a pass of its own).
-        linked = profile::span("auto: Borůvka filter", || {
-            alloc::par_filter_map(&linked, "the light edges", |&(p, a, b)| {
-                let (a, b) = (find_shared(parents, a), find_shared(parents, b));
-                (a != b).then_some((p, a, b))
-            })
-        })?;
-    }
-    alloc::par_collect(linked.par_iter().map(|l| l.0), "the light edges")
-}
-
-/// One Borůvka round over `edges`, with each edge's priority and its ends' trees
-/// (roots): each tree's lightest edge out joins the forest and the trees join along
-/// them.
-fn boruvka_round<P: Priority, E: Sync>(
-    edges: &[E],
-    priority: impl Fn(&E) -> P + Sync,
-    trees: impl Fn(&E) -> (u32, u32) + Sync,
-    parents: &[AtomicU32],
-    least: &[P::Least],
-    forest: &mut Vec<usize>,
-) -> Result<()> {
-    let priority_of = |i: usize| priority(&edges[i]);
-    // The trees with an edge are listed once each, by the offer that found their cell
-    // empty.
-    let active = profile::span("auto: Borůvka offers", || {
-        alloc::par_collect_ranges_n(
-            edges.len(),
-            2,
-            "the trees with light edges",
-            |range, out| {
-                for i in range {
-                    let (a, b) = trees(&edges[i]);
-                    // Self-loops and edges inside one tree join nothing.
-                    if a != b {
-                        if least[a as usize].offer(i, priority_of) {
-                            out.push(a);
-                        }
-                        if least[b as usize].offer(i, priority_of) {
-                            out.push(b);
-                        }
-                    }
-                }
-            },
-        )
-    })?;
-    let lightest = |t: u32| {
-        least[t as usize]
-            .least(priority_of)
-            .expect("an active tree has an edge")
-    };
-    // (tree, the tree it joins, the edge). Two trees that chose the same edge would join
-    // each other: the larger joins the smaller, and the edge counts once. With unique
-    // priorities no other cycle can form.
-    let hooks: Vec<(u32, u32, usize)> = profile::span("auto: Borůvka hooks", || {
-        alloc::par_collect_ranges(
-            active.len(),
-            "the joins of a Borůvka round",
-            |range, out| {
-                for &t in &active[range] {
-                    let i = lightest(t);
-                    let (a, b) = trees(&edges[i]);
-                    let joins = if a == t { b } else { a };
-                    if t > joins || least[joins as usize].least(priority_of) != Some(i) {
-                        out.push((t, joins, i));
-                    }
-                }
-            },
-        )
-    })?;
-    // One pass adds the edges and hooks the trees (the hooks were all chosen above, so
-    // no lookup sees a half-hooked round).
-    forest.par_extend(hooks.par_iter().map(|&(t, joins, i)| {
-        hook(parents, t, joins);
-        priority_of(i).position()
-    }));
-    // One pass empties the round's cells and points every hooked tree (no longer a
-    // root) straight at its new root, so that lookups from its vertices and edges take
-    // one step.
-    profile::span("auto: Borůvka shortcuts", || {
-        active.par_iter().for_each(|&t| {
-            least[t as usize].clear();
-            point_at_root(parents, t);
-        })
-    });
-    Ok(())
-}
-
-/// A cell that keeps the lightest of the edges offered to it (Borůvka's per-tree
-/// minimum) while many threads offer at once. All-zero memory is an empty cell.
-/// Edges are offered by index, `priority(i)` giving their priority; indices must
-/// grow with the edges' positions (so that they break ties as positions do).
-pub(crate) trait LeastCell<P>: alloc::Zeroable + Send + Sync {
-    /// Offers edge `i`; true when the cell was empty before.
-    fn offer(&self, i: usize, priority: impl Fn(usize) -> P) -> bool;
-    /// The index of the lightest edge offered, if any.
-    fn least(&self, priority: impl Fn(usize) -> P) -> Option<usize>;
-    fn clear(&self);
-}
-
-/// For 64-bit priorities (fewer than 2^32 edges): the complement of the least
-/// priority with the edge's index in place of its position (0 = empty, as no priority
-/// is `u64::MAX`), so the least priority is an atomic maximum and names its index.
-pub(crate) struct LeastPriority(AtomicU64);
-
-/// For wider priorities: 1 + the index of the least edge (0 = empty).
-pub(crate) struct LeastIndex(AtomicU64);
-
-// SAFETY: both are one atomic integer, for which all-zero bytes are a valid value.
-unsafe impl alloc::Zeroable for LeastPriority {}
-// SAFETY: as above.
-unsafe impl alloc::Zeroable for LeastIndex {}
-
-impl LeastCell<u64> for LeastPriority {
-    #[inline]
-    fn offer(&self, i: usize, priority: impl Fn(usize) -> u64) -> bool {
-        let mine = !((priority(i) & !0xFFFF_FFFF) | i as u64);
-        // Most offers lose against a lighter edge already there and write nothing.
-        self.0.load(Relaxed) < mine && self.0.fetch_max(mine, Relaxed) == 0
-    }
-    #[inline]
-    fn least(&self, _: impl Fn(usize) -> u64) -> Option<usize> {
-        let held = self.0.load(Relaxed);
-        (held != 0).then_some((!held & 0xFFFF_FFFF) as usize)
-    }
-    fn clear(&self) {
-        self.0.store(0, Relaxed)
-    }
-}
-
-impl<P: Priority> LeastCell<P> for LeastIndex {
-    #[inline]
-    fn offer(&self, i: usize, priority: impl Fn(usize) -> P) -> bool {
-        let mine = i as u64 + 1;
-        let offered = priority(i);
-        let mut current = self.0.load(Relaxed);
-        while current == 0 || priority(current as usize - 1) > offered {
-            match self
-                .0
-                .compare_exchange_weak(current, mine, Relaxed, Relaxed)
-            {
-                Ok(_) => return current == 0,
-                Err(seen) => current = seen,
-            }
-        }
-        false
-    }
-    #[inline]
-    fn least(&self, _: impl Fn(usize) -> P) -> Option<usize> {
-        let held = self.0.load(Relaxed);
-        (held != 0).then_some(held as usize - 1)
-    }
-    fn clear(&self) {
-        self.0.store(0, Relaxed)
     }
 }
 

@@ -7,6 +7,7 @@ mod boruvka;
 mod contract;
 mod filter_kruskal;
 mod kruskal;
+mod light_boruvka;
 mod on_device;
 mod partitioned;
 mod prepare;

@@ -23,7 +23,7 @@ pub(crate) trait Priority: Copy + Ord + Send + Sync + Debug + 'static {
     /// Where the weight image starts (the bits below hold the position).
     const KEY_SHIFT: u32;
     /// A cell for the lightest of many edges offered at once (Borůvka's rounds).
-    type Least: super::filter_kruskal::LeastCell<Self>;
+    type Least: super::light_boruvka::LeastCell<Self>;
     fn new(key: u64, position: usize) -> Self;
     fn position(self) -> usize;
     /// The representation shifted right by `shift`, truncated to 64 bits.
@@ -33,7 +33,7 @@ pub(crate) trait Priority: Copy + Ord + Send + Sync + Debug + 'static {
 /// 32-bit weight image and 32-bit position.
 impl Priority for u64 {
     const NONE: Self = u64::MAX;
-    type Least = super::filter_kruskal::LeastPriority;
+    type Least = super::light_boruvka::LeastPriority;
     const KEY_SHIFT: u32 = 32;
     #[inline(always)]
     fn new(key: u64, position: usize) -> Self {
@@ -52,7 +52,7 @@ impl Priority for u64 {
 /// 64-bit weight image and 64-bit position.
 impl Priority for u128 {
     const NONE: Self = u128::MAX;
-    type Least = super::filter_kruskal::LeastIndex;
+    type Least = super::light_boruvka::LeastIndex;
     const KEY_SHIFT: u32 = 64;
     #[inline(always)]
     fn new(key: u64, position: usize) -> Self {

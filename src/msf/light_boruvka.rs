@@ -1,0 +1,397 @@
+//! Borůvka rounds over filter-Kruskal's light edges, run by a team (every thread of the
+//! pool at once, in step, `tier::cpu::team`): each tree's lightest light edge out of
+//! it is an MSF edge, so all trees join along theirs at once, and the edges now inside
+//! one tree drop out. At least half the trees with light edges join each round.
+//!
+//! A round is four phases between barriers: offers (each edge to both its trees'
+//! cells, which keep the lightest), hooks (each tree picks the tree across its
+//! lightest edge), links (the hooks applied), and shortcuts with the filter (hooked
+//! trees pointed at their roots, the edges inside one tree dropped). A road graph
+//! takes about five rounds; as rayon passes (one per phase and more) each cost a wake
+//! of the pool, which is what kept road graphs from scaling to 16 threads.
+//!
+//! Each member keeps its share of the edges for every round: the edges of its share
+//! of the first round's input that still join two trees, with those trees, in order.
+//! An edge's index is its member's share start plus its place in the member's list, so
+//! indices grow with positions and break ties between equal weights as positions do.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::{RwLock, RwLockReadGuard};
+
+use super::prepare::Priority;
+use super::reserving_kruskal::Linked;
+use super::union_find::{find_halving, find_shared, hook, point_at_root};
+use crate::tier::cpu::team::{self, Member};
+use crate::{alloc, Result};
+
+/// The rounds stop when fewer light edges than this are left (sorting and linking the
+/// rest on one thread is then cheaper than another round).
+pub(crate) const ROUNDS_DOWN_TO: usize = 1 << 13;
+
+/// Elements a member handles between checks that its buffers have room.
+const STEP: usize = 1 << 12;
+
+/// Borůvka rounds over `light` (in position order) while at least [`ROUNDS_DOWN_TO`]
+/// of its edges join two trees; adds the rounds' MSF edges to `forest` and returns the
+/// light edges left, in order. `parents` are the trees so far (nothing else links them
+/// meanwhile).
+pub(crate) fn boruvka_rounds<P: Priority>(
+    light: Vec<P>,
+    u: &[u32],
+    v: &[u32],
+    parents: &[AtomicU32],
+    forest: &mut Vec<usize>,
+) -> Result<Vec<P>> {
+    let least: Vec<P::Least> = alloc::zeroed(parents.len(), "each tree's lightest edge")?;
+    let slots = rayon::current_num_threads().max(1);
+    let held: Vec<RwLock<Vec<Linked<P>>>> = (0..slots).map(|_| RwLock::default()).collect();
+    let lens: Vec<AtomicUsize> = (0..slots).map(|_| AtomicUsize::new(0)).collect();
+    let hooks_made: Vec<AtomicUsize> = (0..slots).map(|_| AtomicUsize::new(0)).collect();
+    let room = forest.spare_capacity_mut();
+    let rounds = Rounds {
+        light: &light,
+        u,
+        v,
+        parents,
+        least: &least,
+        held: &held,
+        lens: &lens,
+        hooks_made: &hooks_made,
+        room: Room {
+            at: room.as_mut_ptr().cast(),
+            len: room.len(),
+        },
+    };
+    let outcomes = team::run(|me| rounds.member(me));
+    let members = outcomes.len();
+    let mut joined = 0;
+    for outcome in outcomes {
+        // Every member that did not fail counts every edge written.
+        joined = outcome?;
+    }
+    // SAFETY: the members wrote the first `joined` slots of the room (each round's
+    // hooks at their own offsets, `Rounds::join`), and the room is the forest's
+    // capacity past its length.
+    unsafe { forest.set_len(forest.len() + joined) };
+    drop(light);
+    let left: usize = lens[..members].iter().map(|l| l.load(Relaxed)).sum();
+    let mut rest = alloc::with_capacity(left, "the light edges")?;
+    for edges in held.into_iter().take(members) {
+        let edges = edges.into_inner().unwrap_or_else(|e| e.into_inner());
+        rest.extend(edges.iter().map(|l| l.0));
+    }
+    Ok(rest)
+}
+
+/// What the members share.
+struct Rounds<'a, P: Priority> {
+    light: &'a [P],
+    u: &'a [u32],
+    v: &'a [u32],
+    parents: &'a [AtomicU32],
+    least: &'a [P::Least],
+    /// Each member's edges after the first round.
+    held: &'a [RwLock<Vec<Linked<P>>>],
+    /// How many each member holds, readable without its lock.
+    lens: &'a [AtomicUsize],
+    /// How many hooks each member made in the round.
+    hooks_made: &'a [AtomicUsize],
+    /// Where the rounds' MSF edges go.
+    room: Room,
+}
+
+/// The forest's room past its edges, where the members write each round's MSF edges
+/// side by side.
+struct Room {
+    at: *mut usize,
+    len: usize,
+}
+
+// SAFETY: the members write disjoint slots (`Room::write`'s contract), and nothing reads
+// the room until the team has ended.
+unsafe impl Sync for Room {}
+
+impl Room {
+    /// Writes slot `i`.
+    ///
+    /// # Safety
+    /// No other thread writes or reads slot `i` meanwhile.
+    unsafe fn write(&self, i: usize, position: usize) {
+        assert!(i < self.len, "the forest has room for every tree's join");
+        // SAFETY: in bounds (checked), and the caller has the slot to itself.
+        unsafe { self.at.add(i).write(position) }
+    }
+}
+
+impl<P: Priority> Rounds<'_, P> {
+    /// One member's part of every round: how many MSF edges the team wrote (the
+    /// failing member returns its error; the others stop with it).
+    fn member(&self, me: &Member<'_>) -> Result<usize> {
+        let mut joined = 0;
+        let (parents, u, v, light) = (self.parents, self.u, self.v, self.light);
+        // The first round looks each edge's trees up (halving paths: nothing links
+        // during a phase).
+        let trees = |p: P| {
+            let e = p.position();
+            (find_halving(parents, u[e]), find_halving(parents, v[e]))
+        };
+        let mine = me.share(light.len());
+        let priority = |i: usize| light[i];
+        let edge = |i: usize| {
+            let p = light[i];
+            let (a, b) = trees(p);
+            (p, a, b)
+        };
+        let Some((active, hooks)) = self.choose(me, mine.clone(), priority, edge)? else {
+            return Ok(joined);
+        };
+        self.join(me, &active, &hooks, &mut joined);
+        drop((active, hooks));
+        // The edges still joining two trees, with their trees, become this member's
+        // list.
+        let kept = self.first_filter(me, mine, trees);
+        if !me.agree(kept.is_ok()) {
+            return kept.map(|_| joined);
+        }
+        let size = me.size();
+        let base = |k: usize| me.share_of(k, light.len()).start;
+        loop {
+            let left: usize = self.lens[..size].iter().map(|l| l.load(Relaxed)).sum();
+            if left < ROUNDS_DOWN_TO {
+                return Ok(joined);
+            }
+            let lists: Vec<RwLockReadGuard<'_, Vec<Linked<P>>>> =
+                self.held[..size].iter().map(read).collect();
+            let at = |i: usize| {
+                let k = team::owner_of(i, size, light.len());
+                lists[k][i - base(k)]
+            };
+            let start = base(me.index());
+            let mine = start..start + lists[me.index()].len();
+            let chosen = self.choose(me, mine, |i| at(i).0, at);
+            // Every member lets go of the lists before the first barrier of `join`,
+            // so none is read when its member filters it below.
+            drop(lists);
+            let Some((active, hooks)) = chosen? else {
+                return Ok(joined);
+            };
+            self.join(me, &active, &hooks, &mut joined);
+            // Every tree of the round's start now points straight at its root: one
+            // step relabels an edge's ends.
+            let mut list = self.held[me.index()]
+                .write()
+                .unwrap_or_else(|e| e.into_inner());
+            list.retain_mut(|(_, a, b)| {
+                (*a, *b) = (find_shared(parents, *a), find_shared(parents, *b));
+                a != b
+            });
+            self.lens[me.index()].store(list.len(), Relaxed);
+            drop(list);
+            me.sync();
+        }
+    }
+
+    /// The choosing half of a round over `mine`, this member's edges by index,
+    /// `priority(i)` any edge's priority and `edge(i)` any edge's priority and trees:
+    /// each tree's cell gets its lightest edge (offers), and each tree with an edge
+    /// picks the tree it joins (hooks). Returns the trees this member listed and its
+    /// hooks, or `None` when a member failed (this one's error is returned).
+    #[allow(clippy::type_complexity)]
+    fn choose(
+        &self,
+        me: &Member<'_>,
+        mine: Range<usize>,
+        priority: impl Fn(usize) -> P,
+        edge: impl Fn(usize) -> Linked<P>,
+    ) -> Result<Option<(Vec<u32>, Vec<Hook>)>> {
+        let least = self.least;
+        // Offers. The trees with an edge are listed once each, by the offer that found
+        // their cell empty.
+        let mut active: Vec<u32> = Vec::new();
+        let offered = (|| {
+            for step in steps(mine.clone()) {
+                alloc::reserve(&mut active, 2 * step.len(), "the trees with light edges")?;
+                for i in step {
+                    let (_, a, b) = edge(i);
+                    // Self-loops and edges inside one tree join nothing.
+                    if a != b {
+                        if least[a as usize].offer(i, &priority) {
+                            active.push(a);
+                        }
+                        if least[b as usize].offer(i, &priority) {
+                            active.push(b);
+                        }
+                    }
+                }
+            }
+            Ok(())
+        })();
+        let hooks = offered.and_then(|()| alloc::with_capacity(active.len(), "the joins"));
+        if !me.agree(hooks.is_ok()) {
+            return hooks.map(|_| None);
+        }
+        let mut hooks: Vec<Hook> = hooks?;
+        // Hooks. Two trees that chose the same edge would join each other: the larger
+        // joins the smaller, and the edge counts once. With unique priorities no other
+        // cycle can form.
+        for &t in &active {
+            let i = least[t as usize]
+                .least(&priority)
+                .expect("an active tree has an edge");
+            let (p, a, b) = edge(i);
+            let joins = if a == t { b } else { a };
+            if t > joins || least[joins as usize].least(&priority) != Some(i) {
+                hooks.push((t, joins, p.position()));
+            }
+        }
+        Ok(Some((active, hooks)))
+    }
+
+    /// The joining half of a round, once every member has chosen: the hooks applied
+    /// and their edges written to the room after the `joined` edges of earlier rounds
+    /// (each member after those of the members before it), then, once every hook is in
+    /// place, the round's cells emptied and every hooked tree (no longer a root)
+    /// pointed straight at its new root, so that lookups from its vertices and edges
+    /// take one step.
+    fn join(&self, me: &Member<'_>, active: &[u32], hooks: &[Hook], joined: &mut usize) {
+        self.hooks_made[me.index()].store(hooks.len(), Relaxed);
+        // No lookup may see a half-hooked round, and every member's count is in.
+        me.sync();
+        let made = |k: usize| self.hooks_made[k].load(Relaxed);
+        let first = *joined + (0..me.index()).map(made).sum::<usize>();
+        *joined += (0..me.size()).map(made).sum::<usize>();
+        for (slot, &(t, joins, position)) in (first..).zip(hooks) {
+            hook(self.parents, t, joins);
+            // SAFETY: this member's slots follow the earlier rounds' and this round's
+            // earlier members' edges, and end where the next member's start.
+            unsafe { self.room.write(slot, position) };
+        }
+        me.sync();
+        for &t in active {
+            self.least[t as usize].clear();
+            point_at_root(self.parents, t);
+        }
+    }
+
+    /// This member's list after the first round: the edges of `mine` still joining two
+    /// trees, with their trees, exactly as many as it holds.
+    fn first_filter(
+        &self,
+        me: &Member<'_>,
+        mine: Range<usize>,
+        trees: impl Fn(P) -> (u32, u32),
+    ) -> Result<()> {
+        let light = &self.light[mine];
+        // One bit per edge, then the list written at its size.
+        let mut bits: Vec<u64> = alloc::zeroed(light.len().div_ceil(64), "a filter's flags")?;
+        let mut count = 0;
+        for (word, group) in bits.iter_mut().zip(light.chunks(64)) {
+            for (bit, &p) in group.iter().enumerate() {
+                let (a, b) = trees(p);
+                *word |= ((a != b) as u64) << bit;
+            }
+            count += word.count_ones() as usize;
+        }
+        let mut list = alloc::with_capacity(count, "the light edges")?;
+        for (&word, group) in bits.iter().zip(light.chunks(64)) {
+            let mut word = word;
+            while word != 0 {
+                let p = group[word.trailing_zeros() as usize];
+                word &= word - 1;
+                let (a, b) = trees(p);
+                list.push((p, a, b));
+            }
+        }
+        self.lens[me.index()].store(list.len(), Relaxed);
+        *self.held[me.index()]
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = list;
+        Ok(())
+    }
+}
+
+/// A tree, the tree it joins, and the position of the edge between them.
+type Hook = (u32, u32, usize);
+
+/// A member's list, for reading while no member writes.
+fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `range` in pieces of at most [`STEP`].
+fn steps(range: Range<usize>) -> impl Iterator<Item = Range<usize>> {
+    range
+        .clone()
+        .step_by(STEP)
+        .map(move |start| start..(start + STEP).min(range.end))
+}
+
+/// A cell that keeps the lightest of the edges offered to it (Borůvka's per-tree
+/// minimum) while many threads offer at once. All-zero memory is an empty cell.
+/// Edges are offered by index, `priority(i)` giving their priority; indices must
+/// grow with the edges' positions (so that they break ties as positions do).
+pub(crate) trait LeastCell<P>: alloc::Zeroable + Send + Sync {
+    /// Offers edge `i`; true when the cell was empty before.
+    fn offer(&self, i: usize, priority: impl Fn(usize) -> P) -> bool;
+    /// The index of the lightest edge offered, if any.
+    fn least(&self, priority: impl Fn(usize) -> P) -> Option<usize>;
+    fn clear(&self);
+}
+
+/// For 64-bit priorities (fewer than 2^32 edges): the complement of the least
+/// priority with the edge's index in place of its position (0 = empty, as no priority
+/// is `u64::MAX`), so the least priority is an atomic maximum and names its index.
+pub(crate) struct LeastPriority(AtomicU64);
+
+/// For wider priorities: 1 + the index of the least edge (0 = empty).
+pub(crate) struct LeastIndex(AtomicU64);
+
+// SAFETY: both are one atomic integer, for which all-zero bytes are a valid value.
+unsafe impl alloc::Zeroable for LeastPriority {}
+// SAFETY: as above.
+unsafe impl alloc::Zeroable for LeastIndex {}
+
+impl LeastCell<u64> for LeastPriority {
+    #[inline]
+    fn offer(&self, i: usize, priority: impl Fn(usize) -> u64) -> bool {
+        let mine = !((priority(i) & !0xFFFF_FFFF) | i as u64);
+        // Most offers lose against a lighter edge already there and write nothing.
+        self.0.load(Relaxed) < mine && self.0.fetch_max(mine, Relaxed) == 0
+    }
+    #[inline]
+    fn least(&self, _: impl Fn(usize) -> u64) -> Option<usize> {
+        let held = self.0.load(Relaxed);
+        (held != 0).then_some((!held & 0xFFFF_FFFF) as usize)
+    }
+    fn clear(&self) {
+        self.0.store(0, Relaxed)
+    }
+}
+
+impl<P: Priority> LeastCell<P> for LeastIndex {
+    #[inline]
+    fn offer(&self, i: usize, priority: impl Fn(usize) -> P) -> bool {
+        let mine = i as u64 + 1;
+        let offered = priority(i);
+        let mut current = self.0.load(Relaxed);
+        while current == 0 || priority(current as usize - 1) > offered {
+            match self
+                .0
+                .compare_exchange_weak(current, mine, Relaxed, Relaxed)
+            {
+                Ok(_) => return current == 0,
+                Err(seen) => current = seen,
+            }
+        }
+        false
+    }
+    #[inline]
+    fn least(&self, _: impl Fn(usize) -> P) -> Option<usize> {
+        let held = self.0.load(Relaxed);
+        (held != 0).then_some(held as usize - 1)
+    }
+    fn clear(&self) {
+        self.0.store(0, Relaxed)
+    }
+}
