@@ -142,6 +142,31 @@ fn auto_msf_survives_refusals_on_a_graph_with_several_filter_rounds() {
     eprintln!("alloc_failures: auto on 400k edges: {sites} allocations");
 }
 
+/// A sparse graph on four threads: every edge is light, and `auto` links them by
+/// Borůvka rounds run by a team of four, each member allocating its own buffers; a
+/// refusal in one member must stop them all and come back as the call's error.
+#[test]
+fn auto_msf_survives_refusals_inside_its_teams_rounds() {
+    let (n, m) = (40_000u32, 60_000usize);
+    let (u, v, w) = random_graph(n, m, 13);
+    let graph = Graph::EdgeList {
+        num_vertices: n as usize,
+        u: &u,
+        v: &v,
+        weights: Some(Weights::U32(&w)),
+    };
+    let ctx = Context::new(&Options {
+        tier: Tier::Cpu,
+        cpu_threads: 4,
+        ..Options::default()
+    })
+    .expect("the CPU tier opens");
+    let sites = walk("auto on a sparse graph, 4 threads (CPU)", || {
+        ctx.msf(&graph, &MsfOptions::default())
+    });
+    eprintln!("alloc_failures: auto on a sparse graph, 4 threads: {sites} allocations");
+}
+
 #[test]
 fn primitives_survive_every_refused_allocation() {
     let data: Vec<i64> = (0..300_000i64).map(|i| (i * 7919) % 1013 - 500).collect();
