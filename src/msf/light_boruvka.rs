@@ -10,14 +10,18 @@
 //! takes about five rounds; as rayon passes (one per phase and more) each cost a wake
 //! of the pool, which is what kept road graphs from scaling to 16 threads.
 //!
-//! Each member keeps its share of the edges for every round: the edges of its share
-//! of the first round's input that still join two trees, with those trees, in order.
-//! An edge's index is its member's share start plus its place in the member's list, so
-//! indices grow with positions and break ties between equal weights as positions do.
+//! The edges are cut into blocks (about eight per member), which members claim one at
+//! a time in the offers and the filters, so that a member on a slower core takes fewer
+//! (cores of a virtual machine do not all run at one speed). After the first round a
+//! block holds the edges of its part of the input that still join two trees, with
+//! those trees, in order. An edge's index is its block's start plus its place in the
+//! block, so indices grow with positions and break ties between equal weights as
+//! positions do. The trees a member's offers listed are its own for the hooks, links
+//! and shortcuts.
 
+use std::cell::UnsafeCell;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
-use std::sync::{RwLock, RwLockReadGuard};
 
 use super::prepare::Priority;
 use super::reserving_kruskal::Linked;
@@ -29,6 +33,10 @@ use crate::{alloc, Result};
 /// rest on one thread is then cheaper than another round).
 pub(crate) const ROUNDS_DOWN_TO: usize = 1 << 13;
 
+/// Blocks per thread: enough that members on faster cores can take more of them.
+const BLOCKS_PER_THREAD: usize = 8;
+/// Fewer edges per block would cost more in claims than they balance.
+const MIN_BLOCK: usize = 1 << 10;
 /// Elements a member handles between checks that its buffers have room.
 const STEP: usize = 1 << 12;
 
@@ -44,10 +52,15 @@ pub(crate) fn boruvka_rounds<P: Priority>(
     forest: &mut Vec<usize>,
 ) -> Result<Vec<P>> {
     let least: Vec<P::Least> = alloc::zeroed(parents.len(), "each tree's lightest edge")?;
-    let slots = rayon::current_num_threads().max(1);
-    let held: Vec<RwLock<Vec<Linked<P>>>> = (0..slots).map(|_| RwLock::default()).collect();
-    let lens: Vec<AtomicUsize> = (0..slots).map(|_| AtomicUsize::new(0)).collect();
-    let hooks_made: Vec<AtomicUsize> = (0..slots).map(|_| AtomicUsize::new(0)).collect();
+    let threads = rayon::current_num_threads().max(1);
+    let block_len = light
+        .len()
+        .div_ceil(threads * BLOCKS_PER_THREAD)
+        .max(MIN_BLOCK);
+    let blocks: Vec<Block<P>> = (0..light.len().div_ceil(block_len))
+        .map(|_| Block::default())
+        .collect();
+    let hooks_made: Vec<AtomicUsize> = (0..threads).map(|_| AtomicUsize::new(0)).collect();
     let room = forest.spare_capacity_mut();
     let rounds = Rounds {
         light: &light,
@@ -55,8 +68,9 @@ pub(crate) fn boruvka_rounds<P: Priority>(
         v,
         parents,
         least: &least,
-        held: &held,
-        lens: &lens,
+        block_len,
+        blocks: &blocks,
+        tickets: AtomicUsize::new(0),
         hooks_made: &hooks_made,
         room: Room {
             at: room.as_mut_ptr().cast(),
@@ -64,7 +78,6 @@ pub(crate) fn boruvka_rounds<P: Priority>(
         },
     };
     let outcomes = team::run(|me| rounds.member(me));
-    let members = outcomes.len();
     let mut joined = 0;
     for outcome in outcomes {
         // Every member that did not fail counts every edge written.
@@ -75,11 +88,10 @@ pub(crate) fn boruvka_rounds<P: Priority>(
     // capacity past its length.
     unsafe { forest.set_len(forest.len() + joined) };
     drop(light);
-    let left: usize = lens[..members].iter().map(|l| l.load(Relaxed)).sum();
+    let left: usize = blocks.iter().map(|b| b.len.load(Relaxed)).sum();
     let mut rest = alloc::with_capacity(left, "the light edges")?;
-    for edges in held.into_iter().take(members) {
-        let edges = edges.into_inner().unwrap_or_else(|e| e.into_inner());
-        rest.extend(edges.iter().map(|l| l.0));
+    for block in blocks {
+        rest.extend(block.edges.into_inner().iter().map(|l| l.0));
     }
     Ok(rest)
 }
@@ -91,14 +103,53 @@ struct Rounds<'a, P: Priority> {
     v: &'a [u32],
     parents: &'a [AtomicU32],
     least: &'a [P::Least],
-    /// Each member's edges after the first round.
-    held: &'a [RwLock<Vec<Linked<P>>>],
-    /// How many each member holds, readable without its lock.
-    lens: &'a [AtomicUsize],
+    /// Light edges per block (the last may have fewer).
+    block_len: usize,
+    blocks: &'a [Block<P>],
+    /// Claims on blocks, phase after phase (see [`Rounds::claims`]).
+    tickets: AtomicUsize,
     /// How many hooks each member made in the round.
     hooks_made: &'a [AtomicUsize],
     /// Where the rounds' MSF edges go.
     room: Room,
+}
+
+/// A block's edges after the first round, and how many (readable at any time).
+struct Block<P> {
+    edges: UnsafeCell<Vec<Linked<P>>>,
+    len: AtomicUsize,
+}
+
+impl<P> Default for Block<P> {
+    fn default() -> Self {
+        Block {
+            edges: UnsafeCell::new(Vec::new()),
+            len: AtomicUsize::new(0),
+        }
+    }
+}
+
+// SAFETY: a block's edges are replaced or filtered only in a filter phase, by the one
+// member that claimed the block there, and read only in the other phases; a barrier
+// separates every filter phase from the phases around it (`Rounds::member`).
+unsafe impl<P: Send + Sync> Sync for Block<P> {}
+
+impl<P> Block<P> {
+    /// # Safety
+    /// No member changes this block meanwhile (not a filter phase).
+    unsafe fn edges(&self) -> &[Linked<P>] {
+        // SAFETY: no writer meanwhile (the caller's contract).
+        unsafe { &*self.edges.get() }
+    }
+
+    /// # Safety
+    /// The caller claimed this block in the current filter phase: nobody else reads or
+    /// writes it meanwhile.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn edges_mut(&self) -> &mut Vec<Linked<P>> {
+        // SAFETY: exclusive for the phase (the caller's contract).
+        unsafe { &mut *self.edges.get() }
+    }
 }
 
 /// The forest's room past its edges, where the members write each round's MSF edges
@@ -125,10 +176,30 @@ impl Room {
 }
 
 impl<P: Priority> Rounds<'_, P> {
+    /// The blocks this member claims in the team's `phase`-th claiming phase (counting
+    /// from 0): each block goes to exactly one member. Every member runs every claiming
+    /// phase, in the same order, to the end: each then draws one ticket past the blocks,
+    /// so phase `k` starts at ticket `k * (blocks + members)`.
+    fn claims<'s>(&'s self, me: &Member<'_>, phase: usize) -> impl Iterator<Item = usize> + 's {
+        let count = self.blocks.len();
+        let first = phase * (count + me.size());
+        std::iter::from_fn(move || {
+            let block = self.tickets.fetch_add(1, Relaxed).wrapping_sub(first);
+            (block < count).then_some(block)
+        })
+    }
+
+    /// Block `b`'s range of light edges.
+    fn light_range(&self, b: usize) -> Range<usize> {
+        let start = b * self.block_len;
+        start..(start + self.block_len).min(self.light.len())
+    }
+
     /// One member's part of every round: how many MSF edges the team wrote (the
     /// failing member returns its error; the others stop with it).
     fn member(&self, me: &Member<'_>) -> Result<usize> {
         let mut joined = 0;
+        let mut phase = 0;
         let (parents, u, v, light) = (self.parents, self.u, self.v, self.light);
         // The first round looks each edge's trees up (halving paths: nothing links
         // during a phase).
@@ -136,63 +207,69 @@ impl<P: Priority> Rounds<'_, P> {
             let e = p.position();
             (find_halving(parents, u[e]), find_halving(parents, v[e]))
         };
-        let mine = me.share(light.len());
         let priority = |i: usize| light[i];
         let edge = |i: usize| {
             let p = light[i];
             let (a, b) = trees(p);
             (p, a, b)
         };
-        let Some((active, hooks)) = self.choose(me, mine.clone(), priority, edge)? else {
+        let mine = self.claims(me, phase).map(|b| self.light_range(b));
+        phase += 1;
+        let Some((active, hooks)) = self.choose(me, mine, priority, edge)? else {
             return Ok(joined);
         };
         self.join(me, &active, &hooks, &mut joined);
         drop((active, hooks));
-        // The edges still joining two trees, with their trees, become this member's
-        // list.
-        let kept = self.first_filter(me, mine, trees);
+        // The edges still joining two trees, with their trees, become the blocks.
+        let mut kept = Ok(());
+        for b in self.claims(me, phase) {
+            if kept.is_ok() {
+                kept = self.first_filter(b, trees);
+            }
+        }
+        phase += 1;
         if !me.agree(kept.is_ok()) {
             return kept.map(|_| joined);
         }
-        let size = me.size();
-        let base = |k: usize| me.share_of(k, light.len()).start;
         loop {
-            let left: usize = self.lens[..size].iter().map(|l| l.load(Relaxed)).sum();
+            let left: usize = self.blocks.iter().map(|b| b.len.load(Relaxed)).sum();
             if left < ROUNDS_DOWN_TO {
                 return Ok(joined);
             }
-            let lists: Vec<RwLockReadGuard<'_, Vec<Linked<P>>>> =
-                self.held[..size].iter().map(read).collect();
             let at = |i: usize| {
-                let k = team::owner_of(i, size, light.len());
-                lists[k][i - base(k)]
+                let block = &self.blocks[i / self.block_len];
+                // SAFETY: not a filter phase (offers and hooks).
+                let edges = unsafe { block.edges() };
+                edges[i % self.block_len]
             };
-            let start = base(me.index());
-            let mine = start..start + lists[me.index()].len();
-            let chosen = self.choose(me, mine, |i| at(i).0, at);
-            // Every member lets go of the lists before the first barrier of `join`,
-            // so none is read when its member filters it below.
-            drop(lists);
-            let Some((active, hooks)) = chosen? else {
+            let mine = self.claims(me, phase).map(|b| {
+                let start = b * self.block_len;
+                start..start + self.blocks[b].len.load(Relaxed)
+            });
+            phase += 1;
+            let Some((active, hooks)) = self.choose(me, mine, |i| at(i).0, at)? else {
                 return Ok(joined);
             };
             self.join(me, &active, &hooks, &mut joined);
             // Every tree of the round's start now points straight at its root: one
-            // step relabels an edge's ends.
-            let mut list = self.held[me.index()]
-                .write()
-                .unwrap_or_else(|e| e.into_inner());
-            list.retain_mut(|(_, a, b)| {
-                (*a, *b) = (find_shared(parents, *a), find_shared(parents, *b));
-                a != b
-            });
-            self.lens[me.index()].store(list.len(), Relaxed);
-            drop(list);
+            // step relabels an edge's ends. The filter phase starts after `join`'s
+            // barriers, so no member still reads the blocks.
+            for b in self.claims(me, phase) {
+                let block = &self.blocks[b];
+                // SAFETY: claimed by this member in this filter phase.
+                let edges = unsafe { block.edges_mut() };
+                edges.retain_mut(|(_, a, b)| {
+                    (*a, *b) = (find_shared(parents, *a), find_shared(parents, *b));
+                    a != b
+                });
+                block.len.store(edges.len(), Relaxed);
+            }
+            phase += 1;
             me.sync();
         }
     }
 
-    /// The choosing half of a round over `mine`, this member's edges by index,
+    /// The choosing half of a round over `mine`, the index ranges this member claims,
     /// `priority(i)` any edge's priority and `edge(i)` any edge's priority and trees:
     /// each tree's cell gets its lightest edge (offers), and each tree with an edge
     /// picks the tree it joins (hooks). Returns the trees this member listed and its
@@ -201,32 +278,36 @@ impl<P: Priority> Rounds<'_, P> {
     fn choose(
         &self,
         me: &Member<'_>,
-        mine: Range<usize>,
+        mine: impl Iterator<Item = Range<usize>>,
         priority: impl Fn(usize) -> P,
         edge: impl Fn(usize) -> Linked<P>,
     ) -> Result<Option<(Vec<u32>, Vec<Hook>)>> {
         let least = self.least;
         // Offers. The trees with an edge are listed once each, by the offer that found
-        // their cell empty.
+        // their cell empty. Every claim is drawn, even after a failure (see `claims`).
         let mut active: Vec<u32> = Vec::new();
-        let offered = (|| {
-            for step in steps(mine.clone()) {
-                alloc::reserve(&mut active, 2 * step.len(), "the trees with light edges")?;
-                for i in step {
-                    let (_, a, b) = edge(i);
-                    // Self-loops and edges inside one tree join nothing.
-                    if a != b {
-                        if least[a as usize].offer(i, &priority) {
-                            active.push(a);
-                        }
-                        if least[b as usize].offer(i, &priority) {
-                            active.push(b);
-                        }
+        let mut offered = Ok(());
+        for step in mine.flat_map(steps) {
+            if offered.is_err() {
+                continue;
+            }
+            offered = alloc::reserve(&mut active, 2 * step.len(), "the trees with light edges");
+            if offered.is_err() {
+                continue;
+            }
+            for i in step {
+                let (_, a, b) = edge(i);
+                // Self-loops and edges inside one tree join nothing.
+                if a != b {
+                    if least[a as usize].offer(i, &priority) {
+                        active.push(a);
+                    }
+                    if least[b as usize].offer(i, &priority) {
+                        active.push(b);
                     }
                 }
             }
-            Ok(())
-        })();
+        }
         let hooks = offered.and_then(|()| alloc::with_capacity(active.len(), "the joins"));
         if !me.agree(hooks.is_ok()) {
             return hooks.map(|_| None);
@@ -274,15 +355,11 @@ impl<P: Priority> Rounds<'_, P> {
         }
     }
 
-    /// This member's list after the first round: the edges of `mine` still joining two
-    /// trees, with their trees, exactly as many as it holds.
-    fn first_filter(
-        &self,
-        me: &Member<'_>,
-        mine: Range<usize>,
-        trees: impl Fn(P) -> (u32, u32),
-    ) -> Result<()> {
-        let light = &self.light[mine];
+    /// Block `b` after the first round: the edges of its range still joining two
+    /// trees, with their trees, exactly as many as it holds. Called by the member that
+    /// claimed `b` in the first filter phase.
+    fn first_filter(&self, b: usize, trees: impl Fn(P) -> (u32, u32)) -> Result<()> {
+        let light = &self.light[self.light_range(b)];
         // One bit per edge, then the list written at its size.
         let mut bits: Vec<u64> = alloc::zeroed(light.len().div_ceil(64), "a filter's flags")?;
         let mut count = 0;
@@ -303,21 +380,16 @@ impl<P: Priority> Rounds<'_, P> {
                 list.push((p, a, b));
             }
         }
-        self.lens[me.index()].store(list.len(), Relaxed);
-        *self.held[me.index()]
-            .write()
-            .unwrap_or_else(|e| e.into_inner()) = list;
+        let block = &self.blocks[b];
+        block.len.store(list.len(), Relaxed);
+        // SAFETY: claimed by this member in the first filter phase.
+        *unsafe { block.edges_mut() } = list;
         Ok(())
     }
 }
 
 /// A tree, the tree it joins, and the position of the edge between them.
 type Hook = (u32, u32, usize);
-
-/// A member's list, for reading while no member writes.
-fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
-    lock.read().unwrap_or_else(|e| e.into_inner())
-}
 
 /// `range` in pieces of at most [`STEP`].
 fn steps(range: Range<usize>) -> impl Iterator<Item = Range<usize>> {

@@ -16,7 +16,6 @@
 //! thread alone, same code, same answer) instead of waiting.
 
 use std::cell::Cell;
-use std::ops::Range;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -56,17 +55,6 @@ impl Member<'_> {
     /// How many members the team has.
     pub(crate) fn size(&self) -> usize {
         self.size
-    }
-
-    /// Member `k`'s share of `0..len`: consecutive ranges in member order, of sizes
-    /// differing by at most one.
-    pub(crate) fn share_of(&self, k: usize, len: usize) -> Range<usize> {
-        share(k, self.size, len)
-    }
-
-    /// This member's share of `0..len`.
-    pub(crate) fn share(&self, len: usize) -> Range<usize> {
-        self.share_of(self.index, len)
     }
 
     /// Waits until every member has called `sync` as often as this one. Whatever a
@@ -110,25 +98,6 @@ impl Member<'_> {
         // A member already past this barrier may give up at its next agreement before
         // this member reads: that counts for the next one, not this.
         self.shared.failed_at.load(Ordering::Relaxed) > this
-    }
-}
-
-/// Member `k` of `size`'s share of `0..len`.
-pub(crate) fn share(k: usize, size: usize, len: usize) -> Range<usize> {
-    let (each, extra) = (len / size, len % size);
-    let start = k * each + k.min(extra);
-    start..start + each + usize::from(k < extra)
-}
-
-/// The member whose share of `0..len` (of `size` shares) holds `i`.
-pub(crate) fn owner_of(i: usize, size: usize, len: usize) -> usize {
-    let (each, extra) = (len / size, len % size);
-    // The first `extra` shares hold `each + 1` indices, the rest `each`.
-    let long = extra * (each + 1);
-    if i < long {
-        i / (each + 1)
-    } else {
-        extra + (i - long) / each
     }
 }
 
@@ -204,25 +173,6 @@ mod tests {
             std::thread::yield_now();
         }
         panic!("no team of {threads} formed in 10,000 tries");
-    }
-
-    #[test]
-    fn shares_cover_the_range_in_order() {
-        for size in 1..=7 {
-            for len in [0, 1, 5, 6, 7, 100, 1001] {
-                let mut next = 0;
-                for k in 0..size {
-                    let r = share(k, size, len);
-                    assert_eq!(r.start, next, "size {size} len {len} member {k}");
-                    assert!(r.len() == len / size || r.len() == len / size + 1);
-                    for i in r.clone() {
-                        assert_eq!(owner_of(i, size, len), k, "size {size} len {len} i {i}");
-                    }
-                    next = r.end;
-                }
-                assert_eq!(next, len);
-            }
-        }
     }
 
     /// Each phase reads what every member wrote in the phase before: a barrier that let
