@@ -35,7 +35,7 @@ fn tiers() -> Vec<Context> {
             // And eight: `auto` links light edges by Borůvka rounds (run by a team of
             // every thread) from 4 threads and by reservations from 8, which this
             // machine's default may not reach (threads beyond the cores wait by
-            // yielding, so the suite stays quick on two cores).
+            // sleeping, so the suite stays quick on two cores).
             let eight_threads = Options {
                 tier,
                 cpu_threads: 8,

@@ -22,9 +22,15 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 /// Set while a team runs anywhere in the process.
 static TEAM_RUNNING: AtomicBool = AtomicBool::new(false);
 
-/// Spins at a barrier before yielding the core between checks (where threads outnumber
-/// cores, the member being waited for may need this core).
-const SPINS_BEFORE_YIELDING: u32 = 1 << 12;
+/// Spins at a barrier before sleeping between checks. A member that waits longer lets
+/// its core go: where threads outnumber cores the member being waited for may need it,
+/// and on a virtual machine's cores a spinning (or yielding) waiter slowed the members
+/// still working (road graphs at 16 threads 7.7 against 10.0 ms, docs/performance-log.md,
+/// fifteenth session), as PBBS's idle workers sleep between steal attempts.
+const SPINS_BEFORE_SLEEPING: u32 = 1 << 12;
+/// The sleep asked for between later checks (the kernel's timer slack makes it tens of
+/// microseconds).
+const NAP: std::time::Duration = std::time::Duration::from_micros(1);
 
 /// One thread's view of its team.
 pub(crate) struct Member<'a> {
@@ -77,11 +83,11 @@ impl Member<'_> {
             if shared.panicked.load(Ordering::Relaxed) {
                 panic!("another member of the team panicked");
             }
-            if spins < SPINS_BEFORE_YIELDING {
+            if spins < SPINS_BEFORE_SLEEPING {
                 spins += 1;
                 std::hint::spin_loop();
             } else {
-                std::thread::yield_now();
+                std::thread::sleep(NAP);
             }
         }
     }
