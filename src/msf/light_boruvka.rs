@@ -8,7 +8,7 @@
 //! lightest edge), links (the hooks applied), and shortcuts with the filter (hooked
 //! trees pointed at their roots, the edges inside one tree dropped). A road graph
 //! takes about five rounds; as rayon passes (one per phase and more) each cost a wake
-//! of the pool, which is what kept road graphs from scaling to 16 threads.
+//! of the pool, much of a road graph's time at 16 threads.
 //!
 //! The edges are cut into blocks (about eight per member), which members claim one at
 //! a time in the offers and the filters, so that a member on a slower core takes fewer

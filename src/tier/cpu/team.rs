@@ -1,6 +1,7 @@
 //! A team: every thread of the current rayon pool running one closure at once, the
-//! members waiting for each other at spin barriers between phases (SPMD), for
-//! algorithms made of many short passes (Borůvka's rounds on a road graph).
+//! members waiting for each other at barriers between phases (SPMD; a waiter spins,
+//! then naps), for algorithms made of many short passes (Borůvka's rounds on a road
+//! graph).
 //!
 //! Why not one rayon pass per phase: an idle rayon thread goes to sleep within
 //! microseconds, and each pass wakes the pool again. On the 16-core Xeon VM of the
@@ -10,7 +11,7 @@
 //! swing between 8 and 100 ms. A team wakes the pool once and keeps it awake until the
 //! work is done.
 //!
-//! One team runs at a time in the process. A member spins at a barrier until every
+//! One team runs at a time in the process. A member waits at a barrier until every
 //! other member arrives, so two teams sharing threads could each hold a thread the
 //! other waits for; a call that finds a team running gets a team of one (its caller's
 //! thread alone, same code, same answer) instead of waiting.
