@@ -11,6 +11,7 @@
 //! the N-th of these allocations fail, so that tests can walk every failure path.
 
 use std::alloc::{alloc_zeroed, Layout};
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
 
 use rayon::prelude::*;
@@ -263,27 +264,11 @@ pub(crate) fn par_filter_indices<U: Send>(
 ) -> Result<Vec<U>> {
     let chunk_len = chunk_len(len, 64);
     let mut bits: Vec<u64> = zeroed(len.div_ceil(64), "a filter's flags")?;
-    // Chunk `c`'s indices, 64 to a word of `bits`.
-    let groups = |c: usize| {
-        let start = c * chunk_len;
-        (start..(start + chunk_len).min(len))
-            .step_by(64)
-            .map(move |g| g..(g + 64).min(len))
-    };
+    let chunk = |c: usize| c * chunk_len..((c + 1) * chunk_len).min(len);
     let counts: Vec<usize> = par_collect(
         bits.par_chunks_mut(chunk_len / 64)
             .enumerate()
-            .map(|(c, words)| {
-                let mut count = 0;
-                for (word, group) in words.iter_mut().zip(groups(c)) {
-                    let first = group.start;
-                    for i in group {
-                        *word |= (keep(i) as u64) << (i - first);
-                    }
-                    count += word.count_ones() as usize;
-                }
-                count
-            }),
+            .map(|(c, words)| mark_kept(words, chunk(c), &keep)),
         "a filter's counts",
     )?;
     let total = counts.iter().sum();
@@ -294,21 +279,58 @@ pub(crate) fn par_filter_indices<U: Send>(
         .zip(bits.par_chunks(chunk_len / 64))
         .enumerate()
         .for_each(|(c, (target, words))| {
-            let mut at = 0;
-            for (&word, group) in words.iter().zip(groups(c)) {
-                let mut word = word;
-                while word != 0 {
-                    target[at].write(value(group.start + word.trailing_zeros() as usize));
-                    at += 1;
-                    word &= word - 1;
-                }
-            }
+            let mut slots = target.iter_mut();
+            for_each_kept(words, chunk(c), |i| {
+                slots
+                    .next()
+                    .expect("one slot per kept index")
+                    .write(value(i));
+            });
         });
     // SAFETY: the targets cover the first `total` slots of the spare capacity, and each
     // chunk wrote exactly as many elements as the bits it counted into its target (a
     // panic in `value` leaves `out` empty).
     unsafe { out.set_len(total) };
     Ok(out)
+}
+
+/// [`par_filter_indices`] on the calling thread (for callers already running in
+/// parallel, each over its own part).
+pub(crate) fn filter_indices<U>(
+    len: usize,
+    what: &str,
+    keep: impl Fn(usize) -> bool,
+    value: impl Fn(usize) -> U,
+) -> Result<Vec<U>> {
+    let mut bits: Vec<u64> = zeroed(len.div_ceil(64), "a filter's flags")?;
+    let total = mark_kept(&mut bits, 0..len, &keep);
+    let mut out = with_capacity(total, what)?;
+    for_each_kept(&bits, 0..len, |i| out.push(value(i)));
+    Ok(out)
+}
+
+/// Sets bit `i - range.start` of `words` (64 to a word) for each `i` in `range` that
+/// `keep` keeps, and counts them.
+fn mark_kept(words: &mut [u64], range: Range<usize>, keep: impl Fn(usize) -> bool) -> usize {
+    let mut count = 0;
+    for (word, first) in words.iter_mut().zip(range.clone().step_by(64)) {
+        for i in first..(first + 64).min(range.end) {
+            *word |= (keep(i) as u64) << (i - first);
+        }
+        count += word.count_ones() as usize;
+    }
+    count
+}
+
+/// `each(i)` for the indices of `range` marked by [`mark_kept`], in order.
+fn for_each_kept(words: &[u64], range: Range<usize>, mut each: impl FnMut(usize)) {
+    for (&word, first) in words.iter().zip(range.step_by(64)) {
+        let mut word = word;
+        while word != 0 {
+            each(first + word.trailing_zeros() as usize);
+            word &= word - 1;
+        }
+    }
 }
 
 /// Elements per parallel chunk for `len` elements: a few chunks per thread (so that
@@ -412,6 +434,23 @@ mod tests {
             v.push(i as u8);
         }
         assert_eq!(v.len(), 1000);
+    }
+
+    /// The filters keep exactly the kept indices, in order, at lengths around the
+    /// 64-index words and the parallel chunks.
+    #[test]
+    fn filters_keep_the_kept_indices_in_order() {
+        let keep = |i: usize| (i * 2_654_435_761) % 7 < 3;
+        for len in [0, 1, 63, 64, 65, 1_000, 70_001, 300_000] {
+            let expected: Vec<u64> = (0..len)
+                .filter(|&i| keep(i))
+                .map(|i| i as u64 * 3)
+                .collect();
+            let sequential = filter_indices(len, "s", keep, |i| i as u64 * 3).unwrap();
+            let parallel = par_filter_indices(len, "p", keep, |i| i as u64 * 3).unwrap();
+            assert_eq!(sequential, expected, "sequential, {len} indices");
+            assert_eq!(parallel, expected, "parallel, {len} indices");
+        }
     }
 
     /// The kernel's flags for the mapping holding `at`, from /proc/self/smaps.

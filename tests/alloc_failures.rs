@@ -120,11 +120,9 @@ fn msf_survives_every_refused_allocation() {
     }
 }
 
-#[test]
-fn auto_msf_survives_refusals_on_a_graph_with_several_filter_rounds() {
-    // Large enough for filter-Kruskal's sampled pivots and parallel filters.
-    let (n, m) = (1u32 << 15, 400_000usize);
-    let (u, v, w) = random_graph(n, m, 11);
+/// Walks every refused allocation of `auto` on a random graph on the CPU tier.
+fn walk_auto_on_cpu(what: &str, n: u32, m: usize, seed: u64, cpu_threads: usize) {
+    let (u, v, w) = random_graph(n, m, seed);
     let graph = Graph::EdgeList {
         num_vertices: n as usize,
         u: &u,
@@ -133,13 +131,18 @@ fn auto_msf_survives_refusals_on_a_graph_with_several_filter_rounds() {
     };
     let ctx = Context::new(&Options {
         tier: Tier::Cpu,
+        cpu_threads,
         ..Options::default()
     })
     .expect("the CPU tier opens");
-    let sites = walk("auto on 400k edges (CPU)", || {
-        ctx.msf(&graph, &MsfOptions::default())
-    });
-    eprintln!("alloc_failures: auto on 400k edges: {sites} allocations");
+    let sites = walk(what, || ctx.msf(&graph, &MsfOptions::default()));
+    eprintln!("alloc_failures: {what}: {sites} allocations");
+}
+
+#[test]
+fn auto_msf_survives_refusals_on_a_graph_with_several_filter_rounds() {
+    // Large enough for filter-Kruskal's sampled pivots and parallel filters.
+    walk_auto_on_cpu("auto on 400k edges (CPU)", 1 << 15, 400_000, 11, 0);
 }
 
 /// A sparse graph on four threads: every edge is light, and `auto` links them by
@@ -147,24 +150,13 @@ fn auto_msf_survives_refusals_on_a_graph_with_several_filter_rounds() {
 /// refusal in one member must stop them all and come back as the call's error.
 #[test]
 fn auto_msf_survives_refusals_inside_its_teams_rounds() {
-    let (n, m) = (40_000u32, 60_000usize);
-    let (u, v, w) = random_graph(n, m, 13);
-    let graph = Graph::EdgeList {
-        num_vertices: n as usize,
-        u: &u,
-        v: &v,
-        weights: Some(Weights::U32(&w)),
-    };
-    let ctx = Context::new(&Options {
-        tier: Tier::Cpu,
-        cpu_threads: 4,
-        ..Options::default()
-    })
-    .expect("the CPU tier opens");
-    let sites = walk("auto on a sparse graph, 4 threads (CPU)", || {
-        ctx.msf(&graph, &MsfOptions::default())
-    });
-    eprintln!("alloc_failures: auto on a sparse graph, 4 threads: {sites} allocations");
+    walk_auto_on_cpu(
+        "auto on a sparse graph, 4 threads (CPU)",
+        40_000,
+        60_000,
+        13,
+        4,
+    );
 }
 
 #[test]

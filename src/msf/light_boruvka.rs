@@ -360,26 +360,18 @@ impl<P: Priority> Rounds<'_, P> {
     /// claimed `b` in the first filter phase.
     fn first_filter(&self, b: usize, trees: impl Fn(P) -> (u32, u32)) -> Result<()> {
         let light = &self.light[self.light_range(b)];
-        // One bit per edge, then the list written at its size.
-        let mut bits: Vec<u64> = alloc::zeroed(light.len().div_ceil(64), "a filter's flags")?;
-        let mut count = 0;
-        for (word, group) in bits.iter_mut().zip(light.chunks(64)) {
-            for (bit, &p) in group.iter().enumerate() {
-                let (a, b) = trees(p);
-                *word |= ((a != b) as u64) << bit;
-            }
-            count += word.count_ones() as usize;
-        }
-        let mut list = alloc::with_capacity(count, "the light edges")?;
-        for (&word, group) in bits.iter().zip(light.chunks(64)) {
-            let mut word = word;
-            while word != 0 {
-                let p = group[word.trailing_zeros() as usize];
-                word &= word - 1;
-                let (a, b) = trees(p);
-                list.push((p, a, b));
-            }
-        }
+        let list = alloc::filter_indices(
+            light.len(),
+            "the light edges",
+            |i| {
+                let (a, b) = trees(light[i]);
+                a != b
+            },
+            |i| {
+                let (a, b) = trees(light[i]);
+                (light[i], a, b)
+            },
+        )?;
         let block = &self.blocks[b];
         block.len.store(list.len(), Relaxed);
         // SAFETY: claimed by this member in the first filter phase.
