@@ -13,9 +13,9 @@ pub(crate) fn span<T>(_name: &'static str, f: impl FnOnce() -> T) -> T {
 }
 
 #[cfg(feature = "phase-profile")]
-pub(crate) use enabled::span;
-#[cfg(feature = "phase-profile")]
 pub use enabled::take_phases;
+#[cfg(feature = "phase-profile")]
+pub(crate) use enabled::{add, span};
 
 #[cfg(feature = "phase-profile")]
 mod enabled {
@@ -28,14 +28,18 @@ mod enabled {
     pub(crate) fn span<T>(name: &'static str, f: impl FnOnce() -> T) -> T {
         let start = Instant::now();
         let out = f();
-        let ms = start.elapsed().as_secs_f64() * 1e3;
+        add(name, start.elapsed().as_secs_f64() * 1e3);
+        out
+    }
+
+    /// Adds `ms` to the phase `name` (a figure measured some other way).
+    pub(crate) fn add(name: &'static str, ms: f64) {
         // A poisoned table still holds valid numbers.
         let mut phases = PHASES.lock().unwrap_or_else(|e| e.into_inner());
         match phases.iter_mut().find(|(n, _)| *n == name) {
             Some(phase) => phase.1 += ms,
             None => phases.push((name, ms)),
         }
-        out
     }
 
     /// The phases recorded since the last call, in milliseconds, and clears them.

@@ -40,6 +40,8 @@ pub(crate) struct Member<'a> {
     shared: &'a Shared,
     /// How many times this member has called [`Member::agree`].
     agreements: Cell<usize>,
+    #[cfg(feature = "phase-profile")]
+    laps: laps::Laps,
 }
 
 /// What the members share: the barrier and the flags.
@@ -51,6 +53,8 @@ struct Shared {
     failed_at: AtomicUsize,
     /// A member panicked: the others stop waiting and panic too.
     panicked: AtomicBool,
+    #[cfg(feature = "phase-profile")]
+    records: std::sync::Mutex<Vec<laps::Record>>,
 }
 
 impl Member<'_> {
@@ -70,6 +74,14 @@ impl Member<'_> {
         if self.size == 1 {
             return;
         }
+        #[cfg(feature = "phase-profile")]
+        self.laps.arrive();
+        self.wait();
+        #[cfg(feature = "phase-profile")]
+        self.laps.leave();
+    }
+
+    fn wait(&self) {
         let shared = self.shared;
         let generation = shared.generation.load(Ordering::Acquire);
         if shared.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.size {
@@ -118,7 +130,11 @@ pub(crate) fn run<R: Send>(body: impl Fn(&Member<'_>) -> R + Sync) -> Vec<R> {
         generation: AtomicUsize::new(0),
         failed_at: AtomicUsize::new(usize::MAX),
         panicked: AtomicBool::new(false),
+        #[cfg(feature = "phase-profile")]
+        records: Default::default(),
     };
+    #[cfg(feature = "phase-profile")]
+    let called = std::time::Instant::now();
     let threads = rayon::current_num_threads();
     let claimed = threads > 1
         && TEAM_RUNNING
@@ -130,6 +146,8 @@ pub(crate) fn run<R: Send>(body: impl Fn(&Member<'_>) -> R + Sync) -> Vec<R> {
             size: 1,
             shared: &shared,
             agreements: Cell::new(0),
+            #[cfg(feature = "phase-profile")]
+            laps: laps::Laps::start(called),
         })];
     }
     /// Lets the next team start however this one ends.
@@ -140,21 +158,158 @@ pub(crate) fn run<R: Send>(body: impl Fn(&Member<'_>) -> R + Sync) -> Vec<R> {
         }
     }
     let _release = Release;
-    rayon::broadcast(|context| {
+    let results = rayon::broadcast(|context| {
         let member = Member {
             index: context.index(),
             size: context.num_threads(),
             shared: &shared,
             agreements: Cell::new(0),
+            #[cfg(feature = "phase-profile")]
+            laps: laps::Laps::start(called),
         };
         match catch_unwind(AssertUnwindSafe(|| body(&member))) {
-            Ok(result) => result,
+            Ok(result) => {
+                #[cfg(feature = "phase-profile")]
+                member.laps.finish(&shared.records);
+                result
+            }
             Err(panic) => {
                 shared.panicked.store(true, Ordering::Relaxed);
                 resume_unwind(panic)
             }
         }
-    })
+    });
+    #[cfg(feature = "phase-profile")]
+    laps::report(
+        shared
+            .records
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner()),
+    );
+    results
+}
+
+/// Where a team's members spend their time (feature `phase-profile`): each member's
+/// work between barriers, in wall and CPU time, its waits, and the kernel's involuntary
+/// switches of its thread; summed into the phase profile as `team: ...` entries.
+#[cfg(feature = "phase-profile")]
+mod laps {
+    use std::cell::{Cell, RefCell};
+    use std::sync::Mutex;
+    use std::time::Instant;
+
+    pub(super) struct Laps {
+        /// How long after the team's caller called this member began (ms); when its
+        /// lap began, and the thread's CPU time (ms) then.
+        started_ms: f64,
+        lap: Cell<(Instant, f64)>,
+        /// Each lap's work: (wall, CPU) in ms.
+        work: RefCell<Vec<(f64, f64)>>,
+        waited: Cell<f64>,
+        switches: i64,
+    }
+
+    pub(super) struct Record {
+        started_ms: f64,
+        work: Vec<(f64, f64)>,
+        waited_ms: f64,
+        switches: i64,
+    }
+
+    fn ms(from: Instant, to: Instant) -> f64 {
+        (to - from).as_secs_f64() * 1e3
+    }
+
+    /// This thread's CPU time in ms.
+    fn thread_cpu_ms() -> f64 {
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `t` is a valid timespec for the call to fill.
+        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+        t.tv_sec as f64 * 1e3 + t.tv_nsec as f64 / 1e6
+    }
+
+    /// Times the kernel took this thread off its core against its will.
+    fn involuntary_switches() -> i64 {
+        // SAFETY: an all-zero rusage is valid; the call fills it.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `usage` is a valid rusage for the call to fill.
+        unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+        usage.ru_nivcsw
+    }
+
+    impl Laps {
+        pub(super) fn start(called: Instant) -> Self {
+            let now = Instant::now();
+            Laps {
+                started_ms: ms(called, now),
+                lap: Cell::new((now, thread_cpu_ms())),
+                work: RefCell::default(),
+                waited: Cell::new(0.0),
+                switches: involuntary_switches(),
+            }
+        }
+
+        /// At a barrier: the lap's work ends.
+        pub(super) fn arrive(&self) {
+            let (began, cpu) = self.lap.get();
+            let (now, cpu_now) = (Instant::now(), thread_cpu_ms());
+            self.work.borrow_mut().push((ms(began, now), cpu_now - cpu));
+            self.lap.set((now, cpu_now));
+        }
+
+        /// Past a barrier: the next lap begins.
+        pub(super) fn leave(&self) {
+            let (arrived, _) = self.lap.get();
+            let now = Instant::now();
+            self.waited.set(self.waited.get() + ms(arrived, now));
+            self.lap.set((now, thread_cpu_ms()));
+        }
+
+        pub(super) fn finish(&self, records: &Mutex<Vec<Record>>) {
+            self.arrive();
+            let record = Record {
+                started_ms: self.started_ms,
+                work: self.work.take(),
+                waited_ms: self.waited.get(),
+                switches: involuntary_switches() - self.switches,
+            };
+            records
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(record);
+        }
+    }
+
+    pub(super) fn report(records: Vec<Record>) {
+        let add = crate::profile::add;
+        let members = records.len() as f64;
+        let laps = records.iter().map(|r| r.work.len()).min().unwrap_or(0);
+        let max = |f: &dyn Fn(&Record) -> f64| records.iter().map(f).fold(0.0, f64::max);
+        let mean = |f: &dyn Fn(&Record) -> f64| records.iter().map(f).sum::<f64>() / members;
+        add("team: members (count)", members);
+        add("team: laps (count)", laps as f64);
+        add("team: last member's start", max(&|r| r.started_ms));
+        add(
+            "team: slowest member's work, summed over laps",
+            (0..laps).map(|k| max(&|r| r.work[k].0)).sum(),
+        );
+        add(
+            "team: a member's work, mean",
+            mean(&|r| r.work.iter().map(|w| w.0).sum()),
+        );
+        add(
+            "team: a member's work off its core (wall - CPU), mean",
+            mean(&|r| r.work.iter().map(|w| w.0 - w.1).sum()),
+        );
+        add("team: a member's waits, mean", mean(&|r| r.waited_ms));
+        add(
+            "team: involuntary switches, all members (count)",
+            records.iter().map(|r| r.switches as f64).sum(),
+        );
+    }
 }
 
 #[cfg(test)]
