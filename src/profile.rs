@@ -3,7 +3,11 @@
 //! call and nothing is recorded.
 //!
 //! Phases are summed per name in one process-wide table, so a profile is only
-//! meaningful when one call runs at a time.
+//! meaningful when one call runs at a time. A team's members add `team: ...` entries
+//! (`tier::cpu::team`: their work, waits and page faults). Two switches for digging
+//! further: `GPUMST_PROFILE_FAULTS` counts the process's page faults per phase
+//! ([`take_faults`]; the CLI prints them), and `GPUMST_TEAM_LAPS` prints each team's
+//! laps (work between barriers, slowest / mean / fastest member, and page faults).
 
 /// Runs `f`, adding its wall time to the phase `name`.
 #[cfg(not(feature = "phase-profile"))]
@@ -13,9 +17,9 @@ pub(crate) fn span<T>(_name: &'static str, f: impl FnOnce() -> T) -> T {
 }
 
 #[cfg(feature = "phase-profile")]
-pub use enabled::take_phases;
-#[cfg(feature = "phase-profile")]
 pub(crate) use enabled::{add, span};
+#[cfg(feature = "phase-profile")]
+pub use enabled::{take_faults, take_phases};
 
 #[cfg(feature = "phase-profile")]
 mod enabled {
@@ -26,10 +30,39 @@ mod enabled {
     static PHASES: Mutex<Vec<(&'static str, f64)>> = Mutex::new(Vec::new());
 
     pub(crate) fn span<T>(name: &'static str, f: impl FnOnce() -> T) -> T {
+        let faults = if std::env::var_os("GPUMST_PROFILE_FAULTS").is_some() {
+            Some(process_faults())
+        } else {
+            None
+        };
         let start = Instant::now();
         let out = f();
         add(name, start.elapsed().as_secs_f64() * 1e3);
+        if let Some(before) = faults {
+            FAULTS
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((name, process_faults() - before));
+        }
         out
+    }
+
+    /// (phase, page faults in it), when GPUMST_PROFILE_FAULTS is set.
+    static FAULTS: Mutex<Vec<(&'static str, i64)>> = Mutex::new(Vec::new());
+
+    /// The process's page faults served without I/O so far.
+    fn process_faults() -> i64 {
+        // SAFETY: an all-zero rusage is valid; the call fills it.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `usage` is a valid rusage for the call to fill.
+        unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+        usage.ru_minflt
+    }
+
+    /// The page faults per phase since the last call (nested phases count in their
+    /// parents too), and clears them.
+    pub fn take_faults() -> Vec<(&'static str, i64)> {
+        std::mem::take(&mut *FAULTS.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Adds `ms` to the phase `name` (a figure measured some other way).

@@ -205,15 +205,20 @@ mod laps {
         lap: Cell<(Instant, f64)>,
         /// Each lap's work: (wall, CPU) in ms.
         work: RefCell<Vec<(f64, f64)>>,
+        /// Each lap's page faults; the count at the lap's start.
+        lap_faults: RefCell<Vec<i64>>,
+        faults_then: Cell<i64>,
         waited: Cell<f64>,
-        switches: i64,
+        switches_and_faults: (i64, i64),
     }
 
     pub(super) struct Record {
         started_ms: f64,
         work: Vec<(f64, f64)>,
+        lap_faults: Vec<i64>,
         waited_ms: f64,
         switches: i64,
+        faults: i64,
     }
 
     fn ms(from: Instant, to: Instant) -> f64 {
@@ -231,13 +236,14 @@ mod laps {
         t.tv_sec as f64 * 1e3 + t.tv_nsec as f64 / 1e6
     }
 
-    /// Times the kernel took this thread off its core against its will.
-    fn involuntary_switches() -> i64 {
+    /// Times the kernel took this thread off its core against its will, and page
+    /// faults it served without I/O (first touches of fresh memory), so far.
+    fn switches_and_faults() -> (i64, i64) {
         // SAFETY: an all-zero rusage is valid; the call fills it.
         let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
         // SAFETY: `usage` is a valid rusage for the call to fill.
         unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
-        usage.ru_nivcsw
+        (usage.ru_nivcsw, usage.ru_minflt)
     }
 
     impl Laps {
@@ -248,7 +254,9 @@ mod laps {
                 lap: Cell::new((now, thread_cpu_ms())),
                 work: RefCell::default(),
                 waited: Cell::new(0.0),
-                switches: involuntary_switches(),
+                switches_and_faults: switches_and_faults(),
+                lap_faults: RefCell::default(),
+                faults_then: Cell::new(switches_and_faults().1),
             }
         }
 
@@ -257,6 +265,11 @@ mod laps {
             let (began, cpu) = self.lap.get();
             let (now, cpu_now) = (Instant::now(), thread_cpu_ms());
             self.work.borrow_mut().push((ms(began, now), cpu_now - cpu));
+            let faults = switches_and_faults().1;
+            self.lap_faults
+                .borrow_mut()
+                .push(faults - self.faults_then.get());
+            self.faults_then.set(faults);
             self.lap.set((now, cpu_now));
         }
 
@@ -273,8 +286,10 @@ mod laps {
             let record = Record {
                 started_ms: self.started_ms,
                 work: self.work.take(),
+                lap_faults: self.lap_faults.take(),
                 waited_ms: self.waited.get(),
-                switches: involuntary_switches() - self.switches,
+                switches: switches_and_faults().0 - self.switches_and_faults.0,
+                faults: switches_and_faults().1 - self.switches_and_faults.1,
             };
             records
                 .lock()
@@ -284,6 +299,9 @@ mod laps {
     }
 
     pub(super) fn report(records: Vec<Record>) {
+        if std::env::var_os("GPUMST_TEAM_LAPS").is_some() {
+            print_laps(&records);
+        }
         let add = crate::profile::add;
         let members = records.len() as f64;
         let laps = records.iter().map(|r| r.work.len()).min().unwrap_or(0);
@@ -308,6 +326,31 @@ mod laps {
         add(
             "team: involuntary switches, all members (count)",
             records.iter().map(|r| r.switches as f64).sum(),
+        );
+        add(
+            "team: minor page faults, all members (count)",
+            records.iter().map(|r| r.faults as f64).sum(),
+        );
+    }
+
+    /// Each lap's slowest, mean and fastest member's work in µs, on stderr.
+    fn print_laps(records: &[Record]) {
+        let laps = records.iter().map(|r| r.work.len()).min().unwrap_or(0);
+        let line: Vec<String> = (0..laps)
+            .map(|k| {
+                let work = records.iter().map(|r| r.work[k].0 * 1e3);
+                let (max, min) = work
+                    .clone()
+                    .fold((0.0, f64::MAX), |(a, b), w| (w.max(a), w.min(b)));
+                let mean = work.sum::<f64>() / records.len() as f64;
+                let faults: i64 = records.iter().map(|r| r.lap_faults[k]).sum();
+                format!("{max:.0}/{mean:.0}/{min:.0}({faults})")
+            })
+            .collect();
+        let faults: i64 = records.iter().map(|r| r.faults).sum();
+        eprintln!(
+            "team laps (µs, slowest/mean/fastest member; {faults} page faults): {}",
+            line.join(" ")
         );
     }
 }
