@@ -22,6 +22,7 @@ pub mod distributed;
 mod error;
 pub mod ffi;
 pub mod graph;
+mod kept;
 pub mod msf;
 /// Time per phase of a call (feature `phase-profile`, for benchmarks).
 #[cfg_attr(not(feature = "phase-profile"), doc(hidden))]

@@ -27,7 +27,7 @@ use super::prepare::Priority;
 use super::reserving_kruskal::Linked;
 use super::union_find::{find_halving, find_shared, hook, point_at_root};
 use crate::tier::cpu::team::{self, Member};
-use crate::{alloc, Result};
+use crate::{alloc, kept, Result};
 
 /// The rounds stop when fewer light edges than this are left (sorting and linking the
 /// rest on one thread is then cheaper than another round).
@@ -51,7 +51,7 @@ pub(crate) fn boruvka_rounds<P: Priority>(
     parents: &[AtomicU32],
     forest: &mut Vec<usize>,
 ) -> Result<Vec<P>> {
-    let least: Vec<P::Least> = alloc::zeroed(parents.len(), "each tree's lightest edge")?;
+    let least: Vec<P::Least> = kept::zeroed(parents.len(), "each tree's lightest edge")?;
     let threads = rayon::current_num_threads().max(1);
     let block_len = light
         .len()
@@ -83,6 +83,9 @@ pub(crate) fn boruvka_rounds<P: Priority>(
         // Every member that did not fail counts every edge written.
         joined = outcome?;
     }
+    // Every round's shortcuts emptied the cells its offers filled.
+    debug_assert!(least.iter().all(|c| c.least(|i| light[i]).is_none()));
+    kept::keep_zeroed(least);
     // SAFETY: the members wrote the first `joined` slots of the room (each round's
     // hooks at their own offsets, `Rounds::join`), and the room is the forest's
     // capacity past its length.

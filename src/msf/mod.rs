@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use crate::graph::{Graph, Weights};
+use crate::kept;
 use crate::tier::cuda::CudaTier;
 use crate::tier::gpu::msf::resident::{self, ResidentOutcome};
 pub use crate::tier::gpu::msf::DeviceTimings;
@@ -502,13 +503,21 @@ fn solve<P: Priority>(
         })?
     };
     profile::span("forest edge ids", || {
-        let chosen: Vec<AtomicBool> = alloc::zeroed(m, "the chosen-edge flags")?;
-        positions
-            .par_iter()
-            .with_min_len(4096)
-            .for_each(|&e| chosen[e].store(true, Relaxed));
-        let chosen = |e: usize| chosen[e].load(Relaxed);
-        Ok((chosen_ids(m, chosen, ids.as_deref())?, num_vertices))
+        let flags: Vec<AtomicBool> = kept::zeroed(m, "the chosen-edge flags")?;
+        let mark = |value: bool| {
+            positions
+                .par_iter()
+                .with_min_len(4096)
+                .for_each(|&e| flags[e].store(value, Relaxed))
+        };
+        mark(true);
+        let chosen = |e: usize| flags[e].load(Relaxed);
+        let edge_ids = chosen_ids(m, chosen, ids.as_deref())?;
+        // Kept for the next call, the flags all false again.
+        mark(false);
+        kept::keep_zeroed(flags);
+        kept::keep_room(positions);
+        Ok((edge_ids, num_vertices))
     })
 }
 
@@ -516,7 +525,7 @@ fn solve<P: Priority>(
 /// pushing them never reallocates (and a huge declared vertex count with few edges
 /// costs nothing here).
 fn new_forest(n: usize, m: usize) -> Result<Vec<usize>> {
-    alloc::with_capacity(n.saturating_sub(1).min(m), "the forest")
+    kept::with_capacity(n.saturating_sub(1).min(m), "the forest")
 }
 
 /// The ids of the chosen positions, read back in order: ascending ids without a sort

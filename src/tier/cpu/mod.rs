@@ -13,6 +13,8 @@ use segments::{HeadFlags, Offsets, Unsegmented};
 
 pub(crate) struct CpuTier {
     pool: rayon::ThreadPool,
+    /// Working arrays are kept between calls while this tier lives.
+    _kept: crate::kept::Holder,
 }
 
 impl CpuTier {
@@ -23,7 +25,10 @@ impl CpuTier {
             .thread_name(|i| format!("gpumst-cpu-{i}"))
             .build()
             .map_err(|e| Error::internal(format!("could not start {threads} CPU threads: {e}")))?;
-        Ok(CpuTier { pool })
+        Ok(CpuTier {
+            pool,
+            _kept: crate::kept::Holder::new(),
+        })
     }
 
     /// Runs `f` with this context's threads as rayon's current pool.
