@@ -456,7 +456,7 @@ impl<P: Priority> LeastCell<P> for LeastIndex {
     #[inline]
     fn least(&self, _: impl Fn(usize) -> P) -> Option<usize> {
         let held = self.0.load(Relaxed);
-        (held != 0).then_some(held as usize - 1)
+        (held != 0).then(|| held as usize - 1)
     }
     fn clear(&self) {
         self.0.store(0, Relaxed)
