@@ -17,7 +17,7 @@ pub(crate) fn span<T>(_name: &'static str, f: impl FnOnce() -> T) -> T {
 }
 
 #[cfg(feature = "phase-profile")]
-pub(crate) use enabled::{add, span};
+pub(crate) use enabled::{add, span, usage};
 #[cfg(feature = "phase-profile")]
 pub use enabled::{take_faults, take_phases};
 
@@ -39,12 +39,23 @@ mod enabled {
         let out = f();
         add(name, start.elapsed().as_secs_f64() * 1e3);
         if let Some(before) = faults {
-            FAULTS
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push((name, process_faults() - before));
+            sum_into(&FAULTS, name, process_faults() - before);
         }
         out
+    }
+
+    /// Adds `value` to `name`'s entry of `table` (entries in the order they first came).
+    fn sum_into<T: std::ops::AddAssign>(
+        table: &Mutex<Vec<(&'static str, T)>>,
+        name: &'static str,
+        value: T,
+    ) {
+        // A poisoned table still holds valid numbers.
+        let mut table = table.lock().unwrap_or_else(|e| e.into_inner());
+        match table.iter_mut().find(|(n, _)| *n == name) {
+            Some(entry) => entry.1 += value,
+            None => table.push((name, value)),
+        }
     }
 
     /// (phase, page faults in it), when GPUMST_PROFILE_FAULTS is set.
@@ -52,27 +63,28 @@ mod enabled {
 
     /// The process's page faults served without I/O so far.
     fn process_faults() -> i64 {
+        usage(libc::RUSAGE_SELF).1
+    }
+
+    /// `getrusage(who)`'s involuntary context switches and page faults served without
+    /// I/O (first touches of fresh memory), so far.
+    pub(crate) fn usage(who: libc::c_int) -> (i64, i64) {
         // SAFETY: an all-zero rusage is valid; the call fills it.
         let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
         // SAFETY: `usage` is a valid rusage for the call to fill.
-        unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
-        usage.ru_minflt
+        unsafe { libc::getrusage(who, &mut usage) };
+        (usage.ru_nivcsw, usage.ru_minflt)
     }
 
-    /// The page faults per phase since the last call (nested phases count in their
-    /// parents too), and clears them.
+    /// The page faults per phase since the last call, summed per phase (nested phases
+    /// count in their parents too), and clears them.
     pub fn take_faults() -> Vec<(&'static str, i64)> {
         std::mem::take(&mut *FAULTS.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Adds `ms` to the phase `name` (a figure measured some other way).
     pub(crate) fn add(name: &'static str, ms: f64) {
-        // A poisoned table still holds valid numbers.
-        let mut phases = PHASES.lock().unwrap_or_else(|e| e.into_inner());
-        match phases.iter_mut().find(|(n, _)| *n == name) {
-            Some(phase) => phase.1 += ms,
-            None => phases.push((name, ms)),
-        }
+        sum_into(&PHASES, name, ms);
     }
 
     /// The phases recorded since the last call, in milliseconds, and clears them.

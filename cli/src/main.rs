@@ -466,15 +466,8 @@ fn take_phases() -> Option<serde_json::Value> {
     let phases = gpumst::profile::take_phases();
     let faults = gpumst::profile::take_faults();
     if !faults.is_empty() {
-        // Summed per phase, in the order they first ran (GPUMST_PROFILE_FAULTS).
-        let mut sums: Vec<(&str, i64)> = Vec::new();
-        for (name, n) in faults {
-            match sums.iter_mut().find(|(s, _)| *s == name) {
-                Some(sum) => sum.1 += n,
-                None => sums.push((name, n)),
-            }
-        }
-        let line: Vec<String> = sums.iter().map(|(s, n)| format!("{s}: {n}")).collect();
+        // GPUMST_PROFILE_FAULTS: the page faults per phase.
+        let line: Vec<String> = faults.iter().map(|(s, n)| format!("{s}: {n}")).collect();
         eprintln!("page faults: {}", line.join(", "));
     }
     Some(serde_json::Value::Object(

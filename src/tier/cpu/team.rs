@@ -205,11 +205,12 @@ mod laps {
         lap: Cell<(Instant, f64)>,
         /// Each lap's work: (wall, CPU) in ms.
         work: RefCell<Vec<(f64, f64)>>,
-        /// Each lap's page faults; the count at the lap's start.
+        /// Each lap's page faults, and the thread's count at the lap's start.
         lap_faults: RefCell<Vec<i64>>,
         faults_then: Cell<i64>,
         waited: Cell<f64>,
-        switches_and_faults: (i64, i64),
+        /// The thread's involuntary switches when the member began.
+        switches: i64,
     }
 
     pub(super) struct Record {
@@ -218,7 +219,6 @@ mod laps {
         lap_faults: Vec<i64>,
         waited_ms: f64,
         switches: i64,
-        faults: i64,
     }
 
     fn ms(from: Instant, to: Instant) -> f64 {
@@ -236,14 +236,9 @@ mod laps {
         t.tv_sec as f64 * 1e3 + t.tv_nsec as f64 / 1e6
     }
 
-    /// Times the kernel took this thread off its core against its will, and page
-    /// faults it served without I/O (first touches of fresh memory), so far.
+    /// The thread's involuntary switches and page faults so far.
     fn switches_and_faults() -> (i64, i64) {
-        // SAFETY: an all-zero rusage is valid; the call fills it.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: `usage` is a valid rusage for the call to fill.
-        unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
-        (usage.ru_nivcsw, usage.ru_minflt)
+        crate::profile::usage(libc::RUSAGE_THREAD)
     }
 
     impl Laps {
@@ -254,7 +249,7 @@ mod laps {
                 lap: Cell::new((now, thread_cpu_ms())),
                 work: RefCell::default(),
                 waited: Cell::new(0.0),
-                switches_and_faults: switches_and_faults(),
+                switches: switches_and_faults().0,
                 lap_faults: RefCell::default(),
                 faults_then: Cell::new(switches_and_faults().1),
             }
@@ -288,8 +283,7 @@ mod laps {
                 work: self.work.take(),
                 lap_faults: self.lap_faults.take(),
                 waited_ms: self.waited.get(),
-                switches: switches_and_faults().0 - self.switches_and_faults.0,
-                faults: switches_and_faults().1 - self.switches_and_faults.1,
+                switches: switches_and_faults().0 - self.switches,
             };
             records
                 .lock()
@@ -329,7 +323,7 @@ mod laps {
         );
         add(
             "team: minor page faults, all members (count)",
-            records.iter().map(|r| r.faults as f64).sum(),
+            records.iter().flat_map(|r| &r.lap_faults).sum::<i64>() as f64,
         );
     }
 
@@ -347,7 +341,7 @@ mod laps {
                 format!("{max:.0}/{mean:.0}/{min:.0}({faults})")
             })
             .collect();
-        let faults: i64 = records.iter().map(|r| r.faults).sum();
+        let faults: i64 = records.iter().flat_map(|r| &r.lap_faults).sum();
         eprintln!(
             "team laps (µs, slowest/mean/fastest member; {faults} page faults): {}",
             line.join(" ")
