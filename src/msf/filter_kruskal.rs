@@ -17,6 +17,7 @@
 use rayon::prelude::*;
 
 use super::light_boruvka;
+use super::live::Live;
 use super::prepare::{Priority, PrioritySource};
 use super::radix::sort_by_weight;
 use super::reserving_kruskal::kruskal_reserving;
@@ -57,13 +58,20 @@ pub(crate) fn filter_kruskal<P: Priority>(
         };
         if pivot == P::NONE {
             let all = live.len();
-            light_msf(live.into_listed()?, all, u, v, &mut sets, &mut forest)?;
+            light_msf(live, all, u, v, &mut sets, &mut forest)?;
             break;
         }
         let light = profile::span("auto: split off the light edges", || {
             live.filter(|p| p <= pivot)
         })?;
-        light_msf(light, live.len(), u, v, &mut sets, &mut forest)?;
+        light_msf(
+            Live::Listed(light),
+            live.len(),
+            u,
+            v,
+            &mut sets,
+            &mut forest,
+        )?;
         // The heavy part, less every edge that now lies inside one tree.
         live = Live::Listed(profile::span("auto: filter the heavy edges", || {
             let roots = sets.flatten()?;
@@ -75,59 +83,6 @@ pub(crate) fn filter_kruskal<P: Priority>(
         round += 1;
     }
     Ok(forest)
-}
-
-/// The live edges of a round with their priorities.
-enum Live<'a, P> {
-    /// Every edge, each priority computed when looked at. Stored, the priorities of a
-    /// dense graph would be the largest array of the call, written once to be read
-    /// twice (by the split and by the heavy filter).
-    Every {
-        len: usize,
-        source: PrioritySource<'a>,
-    },
-    /// The edges that survived a round.
-    Listed(Vec<P>),
-}
-
-impl<P: Priority> Live<'_, P> {
-    fn len(&self) -> usize {
-        match self {
-            Live::Every { len, .. } => *len,
-            Live::Listed(edges) => edges.len(),
-        }
-    }
-
-    fn at(&self, i: usize) -> P {
-        match self {
-            Live::Every { source, .. } => source.at(i),
-            Live::Listed(edges) => edges[i],
-        }
-    }
-
-    /// The priorities that satisfy `keep`, in order (`keep` runs once per edge: the
-    /// heavy filter's looks up both ends' trees).
-    fn filter(&self, keep: impl Fn(P) -> bool + Sync) -> Result<Vec<P>> {
-        const WHAT: &str = "the live edges";
-        match self {
-            Live::Every { len, source } => {
-                alloc::par_filter_indices(*len, WHAT, |i| keep(source.at(i)), |i| source.at(i))
-            }
-            Live::Listed(edges) => {
-                alloc::par_filter_indices(edges.len(), WHAT, |i| keep(edges[i]), |i| edges[i])
-            }
-        }
-    }
-
-    fn into_listed(self) -> Result<Vec<P>> {
-        match self {
-            Live::Every { len, source } => alloc::par_collect(
-                (0..len).into_par_iter().map(|i| source.at(i)),
-                "the live edges",
-            ),
-            Live::Listed(edges) => Ok(edges),
-        }
-    }
 }
 
 /// Light edge sets smaller than this are sorted and linked in order: parallel rounds
@@ -170,7 +125,7 @@ fn light_link(light_len: usize, all_edges_light: bool) -> LightLink {
 /// Kruskal would take from it), by the [`light_link`] for `light` among `live_len`
 /// live edges.
 fn light_msf<P: Priority>(
-    mut light: Vec<P>,
+    light: Live<'_, P>,
     live_len: usize,
     u: &[u32],
     v: &[u32],
@@ -179,18 +134,23 @@ fn light_msf<P: Priority>(
 ) -> Result<()> {
     match light_link(light.len(), light.len() == live_len) {
         LightLink::Sorted => profile::span("auto: sort and link", || {
-            kruskal_sorted(light, u, v, sets, forest)
+            kruskal_sorted(light.into_listed()?, u, v, sets, forest)
         }),
         LightLink::Reserving => {
+            let mut light = light.into_listed()?;
             profile::span("auto: sort", || sort_by_weight(&mut light))?;
             profile::span("auto: link by reservations", || {
                 kruskal_reserving(&light, u, v, sets, forest)
             })
         }
         LightLink::Boruvka => {
+            // The rounds read the priorities where they are: every edge's computed
+            // from the weights, never stored (a list of them would be the largest
+            // array of a sparse graph's call).
             let rest = profile::span("auto: Borůvka rounds", || {
-                light_boruvka::boruvka_rounds(light, u, v, sets.parents(), forest)
+                light_boruvka::boruvka_rounds(&light, u, v, sets.parents(), forest)
             })?;
+            drop(light);
             profile::span("auto: sort and link", || {
                 kruskal_sorted(rest, u, v, sets, forest)
             })

@@ -23,6 +23,7 @@ use std::cell::UnsafeCell;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
+use super::live::Live;
 use super::prepare::Priority;
 use super::reserving_kruskal::Linked;
 use super::union_find::{find_halving, find_shared, hook, point_at_root};
@@ -43,9 +44,10 @@ const STEP: usize = 1 << 12;
 /// Borůvka rounds over `light` (in position order) while at least [`ROUNDS_DOWN_TO`]
 /// of its edges join two trees; adds the rounds' MSF edges to `forest` and returns the
 /// light edges left, in order. `parents` are the trees so far (nothing else links them
-/// meanwhile).
+/// meanwhile). `light` is read only until the first round's filter (the blocks hold
+/// the edges after it).
 pub(crate) fn boruvka_rounds<P: Priority>(
-    light: Vec<P>,
+    light: &Live<'_, P>,
     u: &[u32],
     v: &[u32],
     parents: &[AtomicU32],
@@ -63,7 +65,7 @@ pub(crate) fn boruvka_rounds<P: Priority>(
     let hooks_made: Vec<AtomicUsize> = (0..threads).map(|_| AtomicUsize::new(0)).collect();
     let room = forest.spare_capacity_mut();
     let rounds = Rounds {
-        light: &light,
+        light,
         u,
         v,
         parents,
@@ -84,13 +86,12 @@ pub(crate) fn boruvka_rounds<P: Priority>(
         joined = outcome?;
     }
     // Every round's shortcuts emptied the cells its offers filled.
-    debug_assert!(least.iter().all(|c| c.least(|i| light[i]).is_none()));
+    debug_assert!(least.iter().all(|c| c.least().is_none()));
     kept::keep_zeroed(least);
     // SAFETY: the members wrote the first `joined` slots of the room (each round's
     // hooks at their own offsets, `Rounds::join`), and the room is the forest's
     // capacity past its length.
     unsafe { forest.set_len(forest.len() + joined) };
-    drop(light);
     let left: usize = blocks.iter().map(|b| b.len.load(Relaxed)).sum();
     let mut rest = alloc::with_capacity(left, "the light edges")?;
     for block in blocks {
@@ -101,7 +102,7 @@ pub(crate) fn boruvka_rounds<P: Priority>(
 
 /// What the members share.
 struct Rounds<'a, P: Priority> {
-    light: &'a [P],
+    light: &'a Live<'a, P>,
     u: &'a [u32],
     v: &'a [u32],
     parents: &'a [AtomicU32],
@@ -210,9 +211,9 @@ impl<P: Priority> Rounds<'_, P> {
             let e = p.position();
             (find_halving(parents, u[e]), find_halving(parents, v[e]))
         };
-        let priority = |i: usize| light[i];
+        let priority = |i: usize| light.at(i);
         let edge = |i: usize| {
-            let p = light[i];
+            let p = light.at(i);
             let (a, b) = trees(p);
             (p, a, b)
         };
@@ -221,7 +222,7 @@ impl<P: Priority> Rounds<'_, P> {
         let Some((active, hooks)) = self.choose(me, mine, priority, edge)? else {
             return Ok(joined);
         };
-        self.join(me, &active, &hooks, &mut joined);
+        self.join(me, &active, &hooks, |i| light.position(i), &mut joined);
         drop((active, hooks));
         // The edges still joining two trees, with their trees, become the blocks.
         let mut kept = Ok(());
@@ -253,7 +254,7 @@ impl<P: Priority> Rounds<'_, P> {
             let Some((active, hooks)) = self.choose(me, mine, |i| at(i).0, at)? else {
                 return Ok(joined);
             };
-            self.join(me, &active, &hooks, &mut joined);
+            self.join(me, &active, &hooks, |i| at(i).0.position(), &mut joined);
             // Every tree of the round's start now points straight at its root: one
             // step relabels an edge's ends. The filter phase starts after `join`'s
             // barriers, so no member still reads the blocks.
@@ -299,13 +300,13 @@ impl<P: Priority> Rounds<'_, P> {
                 continue;
             }
             for i in step {
-                let (_, a, b) = edge(i);
+                let (p, a, b) = edge(i);
                 // Self-loops and edges inside one tree join nothing.
                 if a != b {
-                    if least[a as usize].offer(i, &priority) {
+                    if least[a as usize].offer(i, p, &priority) {
                         active.push(a);
                     }
-                    if least[b as usize].offer(i, &priority) {
+                    if least[b as usize].offer(i, p, &priority) {
                         active.push(b);
                     }
                 }
@@ -321,12 +322,12 @@ impl<P: Priority> Rounds<'_, P> {
         // cycle can form.
         for &t in &active {
             let i = least[t as usize]
-                .least(&priority)
+                .least()
                 .expect("an active tree has an edge");
-            let (p, a, b) = edge(i);
+            let (_, a, b) = edge(i);
             let joins = if a == t { b } else { a };
-            if t > joins || least[joins as usize].least(&priority) != Some(i) {
-                hooks.push((t, joins, p.position()));
+            if t > joins || least[joins as usize].least() != Some(i) {
+                hooks.push((t, joins));
             }
         }
         Ok(Some((active, hooks)))
@@ -337,19 +338,30 @@ impl<P: Priority> Rounds<'_, P> {
     /// (each member after those of the members before it), then, once every hook is in
     /// place, the round's cells emptied and every hooked tree (no longer a root)
     /// pointed straight at its new root, so that lookups from its vertices and edges
-    /// take one step.
-    fn join(&self, me: &Member<'_>, active: &[u32], hooks: &[Hook], joined: &mut usize) {
+    /// take one step. A hooked tree's edge is the one its cell still holds, edge `i`
+    /// at `position(i)`.
+    fn join(
+        &self,
+        me: &Member<'_>,
+        active: &[u32],
+        hooks: &[Hook],
+        position: impl Fn(usize) -> usize,
+        joined: &mut usize,
+    ) {
         self.hooks_made[me.index()].store(hooks.len(), Relaxed);
         // No lookup may see a half-hooked round, and every member's count is in.
         me.sync();
         let made = |k: usize| self.hooks_made[k].load(Relaxed);
         let first = *joined + (0..me.index()).map(made).sum::<usize>();
         *joined += (0..me.size()).map(made).sum::<usize>();
-        for (slot, &(t, joins, position)) in (first..).zip(hooks) {
+        for (slot, &(t, joins)) in (first..).zip(hooks) {
             hook(self.parents, t, joins);
+            let i = self.least[t as usize]
+                .least()
+                .expect("a hooked tree has an edge");
             // SAFETY: this member's slots follow the earlier rounds' and this round's
             // earlier members' edges, and end where the next member's start.
-            unsafe { self.room.write(slot, position) };
+            unsafe { self.room.write(slot, position(i)) };
         }
         me.sync();
         for &t in active {
@@ -362,17 +374,19 @@ impl<P: Priority> Rounds<'_, P> {
     /// trees, with their trees, exactly as many as it holds. Called by the member that
     /// claimed `b` in the first filter phase.
     fn first_filter(&self, b: usize, trees: impl Fn(P) -> (u32, u32)) -> Result<()> {
-        let light = &self.light[self.light_range(b)];
+        let range = self.light_range(b);
+        let at = |i: usize| self.light.at(range.start + i);
         let list = alloc::filter_indices(
-            light.len(),
+            range.len(),
             "the light edges",
             |i| {
-                let (a, b) = trees(light[i]);
+                let (a, b) = trees(at(i));
                 a != b
             },
             |i| {
-                let (a, b) = trees(light[i]);
-                (light[i], a, b)
+                let p = at(i);
+                let (a, b) = trees(p);
+                (p, a, b)
             },
         )?;
         let block = &self.blocks[b];
@@ -383,8 +397,9 @@ impl<P: Priority> Rounds<'_, P> {
     }
 }
 
-/// A tree, the tree it joins, and the position of the edge between them.
-type Hook = (u32, u32, usize);
+/// A tree and the tree it joins (along the edge in its cell: storing the edge here too
+/// would double the largest array of a road graph's rounds).
+type Hook = (u32, u32);
 
 /// `range` in pieces of at most [`STEP`].
 fn steps(range: Range<usize>) -> impl Iterator<Item = Range<usize>> {
@@ -396,13 +411,14 @@ fn steps(range: Range<usize>) -> impl Iterator<Item = Range<usize>> {
 
 /// A cell that keeps the lightest of the edges offered to it (Borůvka's per-tree
 /// minimum) while many threads offer at once. All-zero memory is an empty cell.
-/// Edges are offered by index, `priority(i)` giving their priority; indices must
-/// grow with the edges' positions (so that they break ties as positions do).
+/// Edges are offered by index with their priority (`priority(i)` gives any edge's);
+/// indices must grow with the edges' positions (so that they break ties as positions
+/// do).
 pub(crate) trait LeastCell<P>: alloc::Zeroable + Send + Sync {
-    /// Offers edge `i`; true when the cell was empty before.
-    fn offer(&self, i: usize, priority: impl Fn(usize) -> P) -> bool;
+    /// Offers edge `i`, of priority `p`; true when the cell was empty before.
+    fn offer(&self, i: usize, p: P, priority: impl Fn(usize) -> P) -> bool;
     /// The index of the lightest edge offered, if any.
-    fn least(&self, priority: impl Fn(usize) -> P) -> Option<usize>;
+    fn least(&self) -> Option<usize>;
     fn clear(&self);
 }
 
@@ -421,13 +437,13 @@ unsafe impl alloc::Zeroable for LeastIndex {}
 
 impl LeastCell<u64> for LeastPriority {
     #[inline]
-    fn offer(&self, i: usize, priority: impl Fn(usize) -> u64) -> bool {
-        let mine = !((priority(i) & !0xFFFF_FFFF) | i as u64);
+    fn offer(&self, i: usize, p: u64, _: impl Fn(usize) -> u64) -> bool {
+        let mine = !((p & !0xFFFF_FFFF) | i as u64);
         // Most offers lose against a lighter edge already there and write nothing.
         self.0.load(Relaxed) < mine && self.0.fetch_max(mine, Relaxed) == 0
     }
     #[inline]
-    fn least(&self, _: impl Fn(usize) -> u64) -> Option<usize> {
+    fn least(&self) -> Option<usize> {
         let held = self.0.load(Relaxed);
         (held != 0).then_some((!held & 0xFFFF_FFFF) as usize)
     }
@@ -438,9 +454,8 @@ impl LeastCell<u64> for LeastPriority {
 
 impl<P: Priority> LeastCell<P> for LeastIndex {
     #[inline]
-    fn offer(&self, i: usize, priority: impl Fn(usize) -> P) -> bool {
+    fn offer(&self, i: usize, offered: P, priority: impl Fn(usize) -> P) -> bool {
         let mine = i as u64 + 1;
-        let offered = priority(i);
         let mut current = self.0.load(Relaxed);
         while current == 0 || priority(current as usize - 1) > offered {
             match self
@@ -454,7 +469,7 @@ impl<P: Priority> LeastCell<P> for LeastIndex {
         false
     }
     #[inline]
-    fn least(&self, _: impl Fn(usize) -> P) -> Option<usize> {
+    fn least(&self) -> Option<usize> {
         let held = self.0.load(Relaxed);
         (held != 0).then(|| held as usize - 1)
     }

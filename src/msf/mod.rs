@@ -8,6 +8,7 @@ mod contract;
 mod filter_kruskal;
 mod kruskal;
 mod light_boruvka;
+mod live;
 mod on_device;
 mod partitioned;
 mod prepare;
