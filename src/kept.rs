@@ -6,7 +6,8 @@
 //! threads fault at once on a virtual machine, those faults made a road graph's
 //! Borůvka rounds at 16 threads 2-3x slower in about a third of the calls
 //! (docs/performance-log.md, sixteenth session). The arrays written all over by every
-//! thread at once (each tree's lightest edge, the forest) are kept here instead, up to
+//! thread at once (each tree's lightest edge, the union-find parents, the forest) are
+//! kept here instead, up to
 //! [`MOST_BYTES`], and handed to the next call that asks for the same type; the last
 //! context to go frees them.
 
@@ -78,8 +79,21 @@ fn take<T: Send + 'static>(zeroed: bool, fits: impl Fn(&Vec<T>) -> bool) -> Opti
     )
 }
 
+fn bytes_of<T>(array: &Vec<T>) -> usize {
+    array.capacity() * std::mem::size_of::<T>()
+}
+
+/// Whether the shelf would take `bytes` more now.
+fn has_room(bytes: usize) -> bool {
+    if HOLDERS.load(Ordering::Acquire) == 0 || bytes == 0 {
+        return false;
+    }
+    let held: usize = shelf().iter().map(|k| k.bytes).sum();
+    held + bytes <= MOST_BYTES
+}
+
 fn keep<T: Send + 'static>(array: Vec<T>, zeroed: bool) {
-    let bytes = array.capacity() * std::mem::size_of::<T>();
+    let bytes = bytes_of(&array);
     if HOLDERS.load(Ordering::Acquire) == 0 || bytes == 0 {
         return;
     }
@@ -117,6 +131,19 @@ pub(crate) fn zeroed<T: Zeroable + Send + 'static>(count: usize, what: &str) -> 
 /// later [`zeroed`].
 pub(crate) fn keep_zeroed<T: Zeroable + Send + 'static>(array: Vec<T>) {
     keep(array, true);
+}
+
+/// Keeps `array` for a later [`zeroed`] once `clear` has set every element to zero;
+/// `clear` runs only where the shelf has room for it (clearing an array that is then
+/// freed would be a wasted pass).
+pub(crate) fn keep_cleared<T: Zeroable + Send + 'static>(
+    mut array: Vec<T>,
+    clear: impl FnOnce(&mut [T]),
+) {
+    if has_room(bytes_of(&array)) {
+        clear(&mut array);
+        keep(array, true);
+    }
 }
 
 /// An empty `Vec<T>` with room for `capacity`, from a kept array where one has room,
@@ -174,11 +201,27 @@ mod tests {
         assert_ne!(more.as_ptr(), at);
         assert_eq!(more, vec![0; 400]);
 
+        // Cleared, then kept: it comes back as zeroes.
+        let mut written: Vec<u8> = zeroed(333, "c").unwrap();
+        written
+            .iter_mut()
+            .enumerate()
+            .for_each(|(i, x)| *x = i as u8 | 1);
+        let at = written.as_ptr();
+        keep_cleared(written, |x| x.fill(0));
+        let cleared: Vec<u8> = zeroed(333, "c").unwrap();
+        assert_eq!(cleared.as_ptr(), at, "the cleared array came back");
+        assert!(cleared.iter().all(|&x| x == 0));
+
         drop(holder);
         keep_room(again);
         // Other tests of this binary may hold contexts of their own meanwhile.
         if HOLDERS.load(Ordering::Acquire) == 0 {
             assert!(shelf().is_empty(), "the last holder freed the shelf");
+            // With nothing to keep it for, an array is not cleared (nor kept).
+            let mut ran = false;
+            keep_cleared(cleared, |_| ran = true);
+            assert!(!ran, "no pass over an array that will be freed");
         } else {
             eprintln!("kept: another test holds a context; the freeing was not checked");
         }

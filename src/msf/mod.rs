@@ -505,18 +505,17 @@ fn solve<P: Priority>(
     };
     profile::span("forest edge ids", || {
         let flags: Vec<AtomicBool> = kept::zeroed(m, "the chosen-edge flags")?;
-        let mark = |value: bool| {
+        let mark = |flags: &[AtomicBool], value: bool| {
             positions
                 .par_iter()
                 .with_min_len(4096)
                 .for_each(|&e| flags[e].store(value, Relaxed))
         };
-        mark(true);
+        mark(&flags, true);
         let chosen = |e: usize| flags[e].load(Relaxed);
         let edge_ids = chosen_ids(m, chosen, ids.as_deref())?;
         // Kept for the next call, the flags all false again.
-        mark(false);
-        kept::keep_zeroed(flags);
+        kept::keep_cleared(flags, |flags| mark(flags, false));
         kept::keep_room(positions);
         Ok((edge_ids, num_vertices))
     })
@@ -536,9 +535,9 @@ fn chosen_ids(
     chosen: impl Fn(usize) -> bool + Sync,
     ids: Option<&[u64]>,
 ) -> Result<Vec<u64>> {
-    let id_of = |e: usize| ids.map_or(e as u64, |ids| ids[e]);
-    alloc::par_collect_ranges(m, "the forest's edge ids", |range, out| {
-        out.extend(range.filter(|&e| chosen(e)).map(id_of))
+    // Counted first, then written once into the result (no pieces to join).
+    alloc::par_filter_indices(m, "the forest's edge ids", chosen, |e| {
+        ids.map_or(e as u64, |ids| ids[e])
     })
 }
 

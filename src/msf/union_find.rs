@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use crate::{alloc, Result};
+use crate::{alloc, kept, Result};
 
 pub(crate) struct UnionFind {
     parent: Vec<AtomicU32>,
@@ -43,7 +43,7 @@ impl UnionFind {
     /// `n` singletons (4 bytes per vertex, written only when linked).
     pub fn new(n: usize) -> Result<Self> {
         Ok(UnionFind {
-            parent: alloc::zeroed(n, "the union-find parents")?,
+            parent: kept::zeroed(n, "the union-find parents")?,
         })
     }
 
@@ -83,6 +83,23 @@ impl UnionFind {
             .enumerate()
             .for_each(|(x, &r)| set_parent(parent, x as u32, r));
         Ok(roots)
+    }
+}
+
+impl Drop for UnionFind {
+    /// The parents are kept for the next call (`kept`), all singletons again. Only
+    /// the slots that were written are written back: the pages of a huge declared
+    /// vertex count that no edge touched stay unwritten.
+    fn drop(&mut self) {
+        kept::keep_cleared(std::mem::take(&mut self.parent), |parents| {
+            parents.par_chunks_mut(1 << 14).for_each(|slots| {
+                for slot in slots {
+                    if *slot.get_mut() != 0 {
+                        *slot.get_mut() = 0;
+                    }
+                }
+            })
+        });
     }
 }
 
@@ -159,4 +176,30 @@ fn link(parent: &[AtomicU32], a: u32, b: u32) -> bool {
     let (low, high) = (ra.min(rb), ra.max(rb));
     set_parent(parent, high, low);
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A union-find's parents are kept when it goes, and the next one made from them
+    /// is all singletons again.
+    #[test]
+    fn a_dropped_union_find_comes_back_as_singletons() {
+        let _holder = kept::Holder::new();
+        let n = 4321;
+        let mut sets = UnionFind::new(n).unwrap();
+        for x in (0..n as u32 - 7).step_by(3) {
+            sets.union(x, x + 7);
+        }
+        assert_ne!(
+            find_shared(sets.parents(), 4000),
+            4000,
+            "some links were made"
+        );
+        drop(sets);
+        let again = UnionFind::new(n).unwrap();
+        let parents = again.parents();
+        assert!((0..n as u32).all(|x| find_shared(parents, x) == x));
+    }
 }
