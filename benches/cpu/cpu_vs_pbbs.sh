@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# The CPU tier beside PBBS's parallel filter-Kruskal (issue 19), in one run, on the same
-# graphs: gpumst's `auto` (or another algorithm) at each thread count, PBBS at the
-# thread counts given, forest weights compared.
+# The CPU tier beside PBBS's parallel filter-Kruskal and GBBS's Borůvka MSF (issue 19),
+# in one run, on the same graphs: gpumst's `auto` (or another algorithm) at each thread
+# count, the peers at the thread counts given, forest weights compared (a run whose
+# forests differ in weight fails).
 #
-#   bash benches/cpu/cpu_vs_pbbs.sh --pbbs PBBSBENCH --parlay PARLAYLIB [options]
+#   bash benches/cpu/cpu_vs_pbbs.sh --pbbs PBBSBENCH --parlay PARLAYLIB [--gbbs GBBS] [options]
 #
 #   --pbbs DIR       a checkout of cmuparlay/pbbsbench (its source is built here, with
 #                    g++ -O3; nothing of it is kept in this repository)
 #   --parlay DIR     a checkout of cmuparlay/parlaylib (pbbsbench's submodule), if the
 #                    pbbsbench checkout lacks parlaylib/
+#   --gbbs DIR       a checkout of ParAlg/gbbs: its MinimumSpanningForest/Boruvka
+#                    benchmark is built here with g++ and the flags of its .bazelrc
+#                    (GBBS builds only with Bazel since 2023; its benchmark needs four of
+#                    its .cc files), against the parlaylib above
+#   --gbbs-threads LIST   GBBS thread counts (default: --pbbs-threads)
 #   --gpumst L=BIN[@T,T...]  a gpumst binary and its label (repeatable; default
 #                    gpumst=target/release/gpumst), optionally with its own thread
 #                    counts instead of --threads
@@ -31,12 +37,14 @@
 # integers below 2^24, exact in PBBS's float). Rows go to stdout and results.tsv.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-pbbs="" parlay="" gpumsts=() graphs="NY BAY grid random rmat" threads="1 2 4 8 16"
+pbbs="" parlay="" gbbs="" gbbs_threads="" gpumsts=() graphs="NY BAY grid random rmat" threads="1 2 4 8 16"
 pbbs_threads="2 16" algorithms=auto repeat=5 rounds=1 work="$ROOT/target/cpu-bench" data="$ROOT/../shared/data"
 while [ $# -gt 0 ]; do
     case "$1" in
     --pbbs) pbbs=$2; shift 2 ;;
     --parlay) parlay=$2; shift 2 ;;
+    --gbbs) gbbs=$2; shift 2 ;;
+    --gbbs-threads) gbbs_threads=$2; shift 2 ;;
     --gpumst) gpumsts+=("$2"); shift 2 ;;
     --graphs) graphs=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
@@ -46,12 +54,13 @@ while [ $# -gt 0 ]; do
     --rounds) rounds=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --data) data=$2; shift 2 ;;
-    *) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
     esac
 done
 [ ${#gpumsts[@]} -gt 0 ] || gpumsts=("gpumst=$ROOT/target/release/gpumst")
 first_bin=${gpumsts[0]#*=} first_bin=${first_bin%@*}
 mkdir -p "$work"
+work=$(cd "$work" && pwd)
 results="$work/results.tsv"
 echo "$(nproc) cores: $(lscpu | sed -n 's/^Model name: *//p' | head -1)" >&2
 
@@ -74,6 +83,30 @@ if [ -n "$pbbs" ]; then
     g++ -O2 -o "$work/forest_weight" "$ROOT/benches/cpu/forest_weight.cpp"
 fi
 
+# GBBS, built from the given checkout (its Bazel flags: C++20, the homegrown
+# scheduler, 16-byte CAS, -march=native, malloc allocation; -O3 for Bazel's opt).
+gbbs_msf=""
+if [ -n "$gbbs" ]; then
+    gbbs_msf="$work/gbbs_msf"
+    if [ ! -x "$gbbs_msf" ]; then
+        parlay_include=""
+        for candidate in "$parlay" "$pbbs/parlaylib"; do
+            if [ -n "$candidate" ] && [ -e "$candidate/include/parlay/parallel.h" ]; then
+                parlay_include="$(cd "$candidate" && pwd)/include"
+                break
+            fi
+        done
+        [ -n "$parlay_include" ] || { echo "cpu_vs_pbbs: GBBS needs parlaylib: pass --parlay" >&2; exit 2; }
+        (cd "$gbbs" && g++ -O3 -DNDEBUG -std=c++20 -mcx16 -march=native -DHOMEGROWN -DAMORTIZEDPD \
+            -DUSEMALLOC -DPARLAY_USE_STD_ALLOC -pthread -I. -I"$parlay_include" -o "$gbbs_msf" \
+            benchmarks/MinimumSpanningForest/Boruvka/MinimumSpanningForest.cc gbbs/graph_io.cc \
+            gbbs/io.cc gbbs/helpers/parse_command_line.cc gbbs/encodings/*.cc >"$work/gbbs_build.log" 2>&1) ||
+            { grep -A3 error "$work/gbbs_build.log" >&2; echo "cpu_vs_pbbs: building GBBS's MinimumSpanningForest failed ($work/gbbs_build.log)" >&2; exit 2; }
+    fi
+    g++ -O2 -o "$work/to_gbbs" "$ROOT/benches/cpu/to_gbbs.cpp"
+fi
+gbbs_threads=${gbbs_threads:-$pbbs_threads}
+
 # shellcheck source=../table_graphs.sh
 source "$ROOT/benches/table_graphs.sh"
 graph_file() { # NAME -> path of its .egr, made once
@@ -85,6 +118,16 @@ pbbs_file() { # NAME -> its WeightedEdgeArray file, from the .egr
     if [ ! -s "$out" ]; then
         "$first_bin" convert "$work/$1.egr" "$work/$1.el" >&2
         { echo WeightedEdgeArray; grep -v '^#' "$work/$1.el"; } >"$out"
+        rm -f "$work/$1.el"
+    fi
+    echo "$out"
+}
+
+gbbs_file() { # NAME -> its symmetric WeightedAdjacencyGraph file, from the .egr
+    local out="$work/$1.adj"
+    if [ ! -s "$out" ]; then
+        "$first_bin" convert "$work/$1.egr" "$work/$1.el" >&2
+        "$work/to_gbbs" "$work/$1.el" "$out"
         rm -f "$work/$1.el"
     fi
     echo "$out"
@@ -129,8 +172,31 @@ if p: print("  phases:", ", ".join("%s %.2f" % kv for kv in p.items()))' "$json"
                 printf '%s\t%s\tpbbs-filterkruskal\t-\t%s\t%s\t%s\t%s\n' "$name" "$round" "$t" "$ms" "$count" "$weight" | tee -a "$results"
             done
         fi
+        if [ -n "$gbbs_msf" ]; then
+            file=$(gbbs_file "$name")
+            for t in $gbbs_threads; do
+                # Its own timer around the MSF call; the first of its rounds dropped.
+                log=$(PARLAY_NUM_THREADS=$t "$gbbs_msf" -s -rounds $((repeat + 1)) "$file")
+                ms=$(sed -n 's/^### Running Time: *//p' <<<"$log" | tail -n "$repeat" | awk '{print $1 * 1000}' | median)
+                count=$(sed -n 's/^#edges in output mst: *//p' <<<"$log" | tail -n 1)
+                weight=$(sed -n 's/^total weight = *//p' <<<"$log" | tail -n 1)
+                printf '%s\t%s\tgbbs-boruvka\t-\t%s\t%s\t%s\t%s\n' "$name" "$round" "$t" "$ms" "$count" "$weight" | tee -a "$results"
+            done
+        fi
     done
 done
+# Every program's forest weighs the same on each graph, or the run fails.
+python3 - "$results" <<'PY'
+import collections, sys
+rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1])][1:]
+weights = collections.defaultdict(set)
+for graph, _, program, _, _, _, _, weight in rows:
+    weights[graph].add(weight)
+bad = {g: w for g, w in weights.items() if len(w) != 1}
+for graph, w in bad.items():
+    print(f"cpu_vs_pbbs: forest weights differ on {graph}: {sorted(w)}", file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
 if [ "$rounds" -gt 1 ]; then
     # Each measurement's median over the rounds, with the spread of the rounds.
     python3 - "$results" <<'PY' | tee "$work/summary.tsv"
