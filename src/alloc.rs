@@ -12,7 +12,7 @@
 
 use std::alloc::{alloc_zeroed, Layout};
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
@@ -138,8 +138,35 @@ pub(crate) fn zeroed<T: Zeroable>(count: usize, what: &str) -> Result<Vec<T>> {
 pub(crate) fn free_in_background<T: Send + 'static>(value: T, bytes: usize) {
     const WORTH_A_THREAD: usize = 32 << 20;
     if bytes >= WORTH_A_THREAD {
+        FREEING.fetch_add(1, Ordering::AcqRel);
+        // Counted down when the closure is dropped: after `value` on the new thread,
+        // or here if no thread starts.
+        let done = CountDown;
         let freeing = std::thread::Builder::new().name("gpumst-free".into());
-        let _ = freeing.spawn(move || drop(value));
+        let _ = freeing.spawn(move || {
+            drop(value);
+            drop(done);
+        });
+    }
+}
+
+/// Values being dropped by [`free_in_background`]'s threads.
+static FREEING: AtomicUsize = AtomicUsize::new(0);
+
+struct CountDown;
+
+impl Drop for CountDown {
+    fn drop(&mut self) {
+        FREEING.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Waits until the arrays that loading a large file handed to threads of their own to
+/// free are freed (at once when there are none): a measurement of the heap taken
+/// meanwhile would count their freeing against whatever runs next.
+pub fn wait_for_background_frees() {
+    while FREEING.load(Ordering::Acquire) != 0 {
+        std::thread::sleep(std::time::Duration::from_millis(1));
     }
 }
 
@@ -403,6 +430,28 @@ fn split_spare_capacity<'v, T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Waiting for the background frees returns only once the value handed over has
+    /// been dropped.
+    #[test]
+    fn waiting_sees_background_frees_done() {
+        use std::sync::Arc;
+        struct Slow(Arc<AtomicBool>);
+        impl Drop for Slow {
+            fn drop(&mut self) {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                self.0.store(true, Ordering::Release);
+            }
+        }
+        let dropped = Arc::new(AtomicBool::new(false));
+        // Said to be large, so that it goes to a thread of its own.
+        free_in_background(Slow(Arc::clone(&dropped)), 64 << 20);
+        wait_for_background_frees();
+        assert!(
+            dropped.load(Ordering::Acquire),
+            "dropped before the wait ended"
+        );
+    }
 
     #[test]
     fn refused_allocations_become_out_of_memory() {

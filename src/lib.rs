@@ -33,6 +33,7 @@ pub mod testing;
 pub mod tier;
 pub mod types;
 
+pub use alloc::wait_for_background_frees;
 pub use buffer::Buffer;
 pub use context::{Context, Devices, Options, BACKEND_ENV};
 pub use error::{Error, Result, Status};
