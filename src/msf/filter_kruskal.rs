@@ -38,7 +38,7 @@ pub(crate) fn filter_kruskal<P: Priority>(
     v: &[u32],
     source: PrioritySource<'_>,
 ) -> Result<Vec<usize>> {
-    let mut sets = UnionFind::new(num_vertices)?;
+    let mut sets = UnionFind::new(num_vertices, u.len())?;
     // At most n - 1 edges: pushes below never grow it.
     let mut forest = super::new_forest(num_vertices, u.len())?;
     let wanted = num_vertices.saturating_sub(1);

@@ -13,7 +13,7 @@ pub(crate) fn kruskal<P: Priority>(graph: Prepared<'_, P>) -> Result<Vec<usize>>
         priority: mut order,
     } = graph;
     order.sort_unstable();
-    let mut sets = UnionFind::new(num_vertices)?;
+    let mut sets = UnionFind::new(num_vertices, u.len())?;
     // At most n - 1 edges: pushes below never grow it.
     let mut forest = super::new_forest(num_vertices, u.len())?;
     for p in order {

@@ -582,7 +582,8 @@ fn edge_ends(graph: &Graph<'_>, id: u64) -> (u32, u32) {
 /// Per vertex, the smallest vertex id of its component: its union-find root, since
 /// roots are the smallest vertex of their set.
 fn component_labels(num_vertices: usize, graph: &Graph<'_>, forest: &[u64]) -> Result<Vec<u32>> {
-    let mut sets = UnionFind::new(num_vertices)?;
+    // The labels read every vertex's parent anyway.
+    let mut sets = UnionFind::new(num_vertices, num_vertices)?;
     for &id in forest {
         let (a, b) = edge_ends(graph, id);
         sets.union(a, b);

@@ -25,6 +25,8 @@ use crate::{alloc, kept, Result};
 
 pub(crate) struct UnionFind {
     parent: Vec<AtomicU32>,
+    /// Whether the parents go back to `kept` when dropped (see `Drop`).
+    keep: bool,
 }
 
 /// Representative of `x`, without modifying anything (any thread, any time).
@@ -40,10 +42,15 @@ pub(crate) fn find_shared(parent: &[AtomicU32], mut x: u32) -> u32 {
 }
 
 impl UnionFind {
-    /// `n` singletons (4 bytes per vertex, written only when linked).
-    pub fn new(n: usize) -> Result<Self> {
+    /// `n` singletons (4 bytes per vertex, written only when linked), for a graph of
+    /// `edges` edges.
+    pub fn new(n: usize, edges: usize) -> Result<Self> {
         Ok(UnionFind {
             parent: kept::zeroed(n, "the union-find parents")?,
+            // Clearing the parents for the next call reads all of them: worth it where
+            // the edges can touch most vertices, not for a huge declared vertex count
+            // that few edges touch.
+            keep: n <= edges.saturating_mul(2),
         })
     }
 
@@ -91,6 +98,9 @@ impl Drop for UnionFind {
     /// the slots that were written are written back: the pages of a huge declared
     /// vertex count that no edge touched stay unwritten.
     fn drop(&mut self) {
+        if !self.keep {
+            return;
+        }
         kept::keep_cleared(std::mem::take(&mut self.parent), |parents| {
             parents.par_chunks_mut(1 << 14).for_each(|slots| {
                 for slot in slots {
@@ -188,7 +198,7 @@ mod tests {
     fn a_dropped_union_find_comes_back_as_singletons() {
         let _holder = kept::Holder::new();
         let n = 4321;
-        let mut sets = UnionFind::new(n).unwrap();
+        let mut sets = UnionFind::new(n, n).unwrap();
         for x in (0..n as u32 - 7).step_by(3) {
             sets.union(x, x + 7);
         }
@@ -198,7 +208,7 @@ mod tests {
             "some links were made"
         );
         drop(sets);
-        let again = UnionFind::new(n).unwrap();
+        let again = UnionFind::new(n, n).unwrap();
         let parents = again.parents();
         assert!((0..n as u32).all(|x| find_shared(parents, x) == x));
     }
