@@ -167,6 +167,15 @@ pub(crate) fn keep_room<T: Send + 'static>(mut array: Vec<T>) {
     keep(array, false);
 }
 
+/// Whether the shelf holds the array at `at` (for tests).
+#[cfg(test)]
+pub(crate) fn holds<T: 'static>(at: *const T) -> bool {
+    shelf()
+        .iter()
+        .filter_map(|k| k.array.downcast_ref::<Vec<T>>())
+        .any(|v| v.as_ptr() == at)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -207,9 +207,23 @@ mod tests {
             4000,
             "some links were made"
         );
+        let at = sets.parents().as_ptr();
         drop(sets);
+        assert!(kept::holds(at), "the parents were kept");
         let again = UnionFind::new(n, n).unwrap();
         let parents = again.parents();
         assert!((0..n as u32).all(|x| find_shared(parents, x) == x));
+    }
+
+    /// A huge declared vertex count that few edges touch is not read through to clear
+    /// its parents: they are freed, not kept.
+    #[test]
+    fn sparse_parents_are_not_kept() {
+        let _holder = kept::Holder::new();
+        let mut sets = UnionFind::new(1 << 20, 3).unwrap();
+        sets.union(5, 9);
+        let at = sets.parents().as_ptr();
+        drop(sets);
+        assert!(!kept::holds(at));
     }
 }
