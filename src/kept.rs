@@ -7,9 +7,8 @@
 //! Borůvka rounds at 16 threads 2-3x slower in about a third of the calls
 //! (docs/performance-log.md, sixteenth session). The arrays written all over by every
 //! thread at once (each tree's lightest edge, the union-find parents, the forest) are
-//! kept here instead, up to
-//! [`MOST_BYTES`], and handed to the next call that asks for the same type; the last
-//! context to go frees them.
+//! kept here instead, up to [`MOST_BYTES`], and handed to the next call that asks for
+//! the same type; the last context to go frees them.
 
 use std::any::Any;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -94,9 +94,8 @@ impl UnionFind {
 }
 
 impl Drop for UnionFind {
-    /// The parents are kept for the next call (`kept`), all singletons again. Only
-    /// the slots that were written are written back: the pages of a huge declared
-    /// vertex count that no edge touched stay unwritten.
+    /// The parents are kept for the next call (`kept`), all singletons again, where
+    /// `new` chose to keep them; only the slots that were written are written back.
     fn drop(&mut self) {
         if !self.keep {
             return;
