@@ -82,23 +82,23 @@ fn bytes_of<T>(array: &Vec<T>) -> usize {
     array.capacity() * std::mem::size_of::<T>()
 }
 
+/// Whether `shelf` takes `bytes` more: a context with a CPU tier lives, and the
+/// kept arrays stay within [`MOST_BYTES`].
+fn fits(shelf: &[Kept], bytes: usize) -> bool {
+    HOLDERS.load(Ordering::Acquire) != 0
+        && bytes != 0
+        && shelf.iter().map(|k| k.bytes).sum::<usize>() + bytes <= MOST_BYTES
+}
+
 /// Whether the shelf would take `bytes` more now.
 fn has_room(bytes: usize) -> bool {
-    if HOLDERS.load(Ordering::Acquire) == 0 || bytes == 0 {
-        return false;
-    }
-    let held: usize = shelf().iter().map(|k| k.bytes).sum();
-    held + bytes <= MOST_BYTES
+    fits(&shelf(), bytes)
 }
 
 fn keep<T: Send + 'static>(array: Vec<T>, zeroed: bool) {
     let bytes = bytes_of(&array);
-    if HOLDERS.load(Ordering::Acquire) == 0 || bytes == 0 {
-        return;
-    }
     let mut shelf = shelf();
-    let held: usize = shelf.iter().map(|k| k.bytes).sum();
-    if held + bytes <= MOST_BYTES {
+    if fits(&shelf, bytes) {
         shelf.push(Kept {
             array: Box::new(array),
             bytes,

@@ -113,25 +113,19 @@ graph_file() { # NAME -> path of its .egr, made once
     table_graph "$1" "$first_bin" "$data" "$work"
 }
 
-pbbs_file() { # NAME -> its WeightedEdgeArray file, from the .egr
-    local out="$work/$1.pbbs"
+peer_file() { # NAME EXT WRITER -> the graph in a peer's format, written once by
+    # `WRITER EDGES.el OUT` from the edge list gpumst writes from the .egr
+    local out="$work/$1.$2"
     if [ ! -s "$out" ]; then
         "$first_bin" convert "$work/$1.egr" "$work/$1.el" >&2
-        { echo WeightedEdgeArray; grep -v '^#' "$work/$1.el"; } >"$out"
+        "$3" "$work/$1.el" "$out"
         rm -f "$work/$1.el"
     fi
     echo "$out"
 }
-
-gbbs_file() { # NAME -> its symmetric WeightedAdjacencyGraph file, from the .egr
-    local out="$work/$1.adj"
-    if [ ! -s "$out" ]; then
-        "$first_bin" convert "$work/$1.egr" "$work/$1.el" >&2
-        "$work/to_gbbs" "$work/$1.el" "$out"
-        rm -f "$work/$1.el"
-    fi
-    echo "$out"
-}
+to_pbbs() { { echo WeightedEdgeArray; grep -v '^#' "$1"; } >"$2"; }
+pbbs_file() { peer_file "$1" pbbs to_pbbs; }                # PBBS's WeightedEdgeArray
+gbbs_file() { peer_file "$1" adj "$work/to_gbbs"; }         # GBBS's symmetric WeightedAdjacencyGraph
 
 median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
