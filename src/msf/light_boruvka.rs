@@ -1,5 +1,5 @@
-//! Borůvka rounds over filter-Kruskal's light edges, run by a team (every thread of the
-//! pool at once, in step, `tier::cpu::team`): each tree's lightest light edge out of
+//! Borůvka rounds over filter-Kruskal's light edges, run by a team (the pool's threads
+//! at once, in step, `tier::cpu::team`): each tree's lightest light edge out of
 //! it is an MSF edge, so all trees join along theirs at once, and the edges now inside
 //! one tree drop out. At least half the trees with light edges join each round.
 //!
@@ -22,6 +22,7 @@
 use std::cell::UnsafeCell;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::time::Duration;
 
 use super::live::Live;
 use super::prepare::Priority;
@@ -33,6 +34,11 @@ use crate::{alloc, kept, Result};
 /// The rounds stop when fewer light edges than this are left (sorting and linking the
 /// rest on one thread is then cheaper than another round).
 pub(crate) const ROUNDS_DOWN_TO: usize = 1 << 13;
+
+/// About how long the rounds take per light edge on one thread, which sets how long
+/// the team waits for late threads (the benchmarks' VM, 16 members: NY's 365K edges in
+/// 4.3 ms, 190 ns an edge; a 2048² grid's 8.4M in 74 ms, 140 ns).
+const LIGHT_EDGE_NS: u64 = 150;
 
 /// Blocks per thread: enough that members on faster cores can take more of them.
 const BLOCKS_PER_THREAD: usize = 8;
@@ -79,7 +85,8 @@ pub(crate) fn boruvka_rounds<P: Priority>(
             len: room.len(),
         },
     };
-    let outcomes = team::run(|me| rounds.member(me));
+    let work = Duration::from_nanos(light.len() as u64 * LIGHT_EDGE_NS);
+    let outcomes = team::run(work, |me| rounds.member(me));
     let mut joined = 0;
     for outcome in outcomes {
         // Every member that did not fail counts every edge written.
@@ -183,10 +190,15 @@ impl<P: Priority> Rounds<'_, P> {
     /// The blocks this member claims in the team's `phase`-th claiming phase (counting
     /// from 0): each block goes to exactly one member. Every member runs every claiming
     /// phase, in the same order, to the end: each then draws one ticket past the blocks,
-    /// so phase `k` starts at ticket `k * (blocks + members)`.
+    /// so phase `k` starts at ticket `k * (blocks + members)`. (Phase 0 asks no size:
+    /// members start it as they join, before the team has formed.)
     fn claims<'s>(&'s self, me: &Member<'_>, phase: usize) -> impl Iterator<Item = usize> + 's {
         let count = self.blocks.len();
-        let first = phase * (count + me.size());
+        let first = if phase == 0 {
+            0
+        } else {
+            phase * (count + me.size())
+        };
         std::iter::from_fn(move || {
             let block = self.tickets.fetch_add(1, Relaxed).wrapping_sub(first);
             (block < count).then_some(block)
