@@ -158,6 +158,13 @@ cuda_tests_there() {
     {
         echo "== CUDA: primitives with the reduce-then-scan scan"
         GPUMST_CUDA_SCAN=reduce-then-scan timeout -k 5 120 "$CARRY/bin/primitives" 2>&1 | tail -3 || status=1
+        # `auto` runs a phase's rounds in one cooperative launch from 2^20 edges; the
+        # suite's graphs are smaller, so it runs again with launches per round only, and
+        # with a switch to the one launch after some rounds.
+        for below in 0 1000; do
+            echo "== CUDA: conformance with GPUMST_GPU_RESIDENT_BELOW=$below"
+            GPUMST_TEST_TIERS=cuda GPUMST_GPU_RESIDENT_BELOW=$below timeout -k 5 200 "$CARRY/bin/conformance" 2>&1 | tail -3 || status=1
+        done
         echo "== CUDA: out-of-memory paths (device memory capped at 1 MB)"
         GPUMST_CUDA_MEMORY_LIMIT=1000000 timeout -k 5 60 "$CARRY/bin/conformance" out_of_device_memory --nocapture 2>&1 | grep -E "tier|test result" || status=1
         echo "== CUDA: first call with a cold JIT cache (context + first MSF of a small graph)"

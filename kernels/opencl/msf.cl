@@ -24,6 +24,14 @@ typedef uint Key;
 
 #define NO_EDGE 0xFFFFFFFFu
 #define PACKED (KEYS == 1 && ATOM64)
+// Atomic-min passes that find the lightest edge, one per key word (KernelConfig::passes).
+#if KEYS == 0 || PACKED
+#define PASSES 1
+#elif KEYS == 1 || ATOM64
+#define PASSES 2
+#else
+#define PASSES 3
+#endif
 
 // Per-vertex minima: best64 (packed key|position, or the ulong key), best_hi/best_lo
 // (32-bit words of the key), best_pos (the position).
@@ -85,10 +93,12 @@ inline Key key_of(__global const Key* keys, uint e) {
 }
 
 // ---- union-find (edge-centric Borůvka, `auto`) ------------------------------------
-// parent[] only ever points from a vertex to a smaller one, so it stays acyclic; a
-// root is hooked only by a successful compare-and-swap, and path halving rewrites only
-// non-roots, so concurrent finds and hooks never lose a link. A stale read only yields
-// an older ancestor; the hook reads through volatile so a retry sees other groups' hooks.
+// ec_choose hooks a root only onto a smaller root, by a successful compare-and-swap, so
+// parent[] stays acyclic; path halving rewrites only non-roots, so concurrent finds and
+// hooks never lose a link. A stale read only yields an older ancestor; the hook reads
+// through volatile so a retry sees other groups' hooks. (ec_rounds, CUDA only, points
+// each tree along the edge it chose instead, in a step with no finds; see
+// choose_and_follow. Links made either way keep parent[] acyclic, so phases may mix them.)
 
 // Root of x with path halving; find_root_fresh reads through volatile.
 #define DEFINE_FIND_ROOT(name, qualifier)                  \
@@ -152,6 +162,45 @@ __kernel void uf_flatten(__global uint* parent, uint vertices) {
 // keeps only those whose key lies in [lowest, highest] (the light edges first, then
 // the rest). counts[at] holds the worklist's length and counts[into] (zero before)
 // receives the new one; work-item 0 clears counts[clear_at] for a later round.
+// Whether entry `i` of a round's compaction stays (its ends in different trees), with
+// its edge, roots and key: entry i of the worklist, or, in a phase's first round
+// (`first`), edge i of the graph when its key lies in [lowest, highest].
+inline bool compacted(uint i, bool first, __global const uint* eu, __global const uint* ev,
+                      __global const Key* keys, ulong lowest, ulong highest,
+                      __global uint* parent, __global const uint* wl_e,
+                      __global const uint* wl_ru, __global const uint* wl_rv,
+                      __global const Key* wl_key, uint* e, uint* ru, uint* rv, Key* key) {
+    if (first) {
+        *e = i;
+        *key = key_of(keys, i);
+        if ((ulong)*key < lowest || (ulong)*key > highest)
+            return false;
+        *ru = find_root(parent, eu[i]);
+        *rv = find_root(parent, ev[i]);
+    } else {
+        *e = wl_e[i];
+        *key = key_of(wl_key, i);
+        *ru = find_root(parent, wl_ru[i]);
+        *rv = find_root(parent, wl_rv[i]);
+    }
+    return *ru != *rv;
+}
+
+inline void put_entry(uint slot, uint e, uint ru, uint rv, Key key, __global uint* out_e,
+                      __global uint* out_ru, __global uint* out_rv, __global Key* out_key) {
+    out_e[slot] = e;
+    out_ru[slot] = ru;
+    out_rv[slot] = rv;
+#if KEYS
+    out_key[slot] = key;
+#endif
+}
+
+// Keeps the worklist entries whose ends are in different trees, with their new roots.
+// A phase's first round (`first_count` edges) reads the edges by position instead and
+// keeps only those whose key lies in [lowest, highest] (the light edges first, then
+// the rest). counts[at] holds the worklist's length and counts[into] (zero before)
+// receives the new one; work-item 0 clears counts[clear_at] for a later round.
 __kernel void ec_compact(__global const uint* eu, __global const uint* ev,
                          __global const Key* keys, ulong lowest, ulong highest,
                          __global uint* parent, uint first_count, __global uint* counts,
@@ -165,35 +214,13 @@ __kernel void ec_compact(__global const uint* eu, __global const uint* ev,
     uint n = first_count ? first_count : counts[at];
     if (i == 0)
         counts[clear_at] = 0;
-    bool keep = false;
     uint e = 0, ru = 0, rv = 0;
     Key key = 0;
-    if (i < n) {
-        if (first_count) {
-            e = i;
-            key = key_of(keys, e);
-            if (lowest <= (ulong)key && (ulong)key <= highest) {
-                ru = find_root(parent, eu[e]);
-                rv = find_root(parent, ev[e]);
-                keep = ru != rv;
-            }
-        } else {
-            e = wl_e[i];
-            key = key_of(wl_key, i);
-            ru = find_root(parent, wl_ru[i]);
-            rv = find_root(parent, wl_rv[i]);
-            keep = ru != rv;
-        }
-    }
+    bool keep = i < n && compacted(i, first_count != 0, eu, ev, keys, lowest, highest, parent,
+                                   wl_e, wl_ru, wl_rv, wl_key, &e, &ru, &rv, &key);
     uint slot = claim_slot(keep, &counts[into], shared);
-    if (keep) {
-        out_e[slot] = e;
-        out_ru[slot] = ru;
-        out_rv[slot] = rv;
-#if KEYS
-        out_key[slot] = key;
-#endif
-    }
+    if (keep)
+        put_entry(slot, e, ru, rv, key, out_e, out_ru, out_rv, out_key);
 }
 
 // Pass `pass` of the lightest-edge search: each worklist edge offers itself to both
@@ -214,13 +241,10 @@ __kernel void ec_lightest(__global const uint* worklist, __global const uint* wl
 // Marks the edges some tree chose and, with `hook` (edge-centric Borůvka), joins the
 // trees of each chosen edge's ends in `parent` (strut merges its own way). Choosing
 // reads only best_*, which hooking leaves alone, so one launch does both.
-__kernel void ec_choose(__global const uint* worklist, __global const uint* wl_ru,
-                        __global const uint* wl_rv, __global const uint* counts, uint at,
-                        BEST_PARAMS, __global uchar* in_forest, uint hook,
-                        __global volatile uint* parent) {
-    uint i = get_global_id(0);
-    if (i >= counts[at])
-        return;
+// Marks entry i's edge if one of its trees chose it and, with `hook`, joins the two trees.
+inline void choose_entry(uint i, __global const uint* worklist, __global const uint* wl_ru,
+                         __global const uint* wl_rv, BEST_PARAMS, __global uchar* in_forest,
+                         uint hook, __global volatile uint* parent) {
     uint e = worklist[i];
     if (best_edge(wl_ru[i], best64, best_hi, best_lo, best_pos) != e &&
         best_edge(wl_rv[i], best64, best_hi, best_lo, best_pos) != e)
@@ -237,6 +261,192 @@ __kernel void ec_choose(__global const uint* worklist, __global const uint* wl_r
             return;
     }
 }
+
+// Marks the edges some tree chose and, with `hook` (edge-centric Borůvka), joins the
+// trees of each chosen edge's ends in `parent` (strut merges its own way). Choosing
+// reads only best_*, which hooking leaves alone, so one launch does both.
+__kernel void ec_choose(__global const uint* worklist, __global const uint* wl_ru,
+                        __global const uint* wl_rv, __global const uint* counts, uint at,
+                        BEST_PARAMS, __global uchar* in_forest, uint hook,
+                        __global volatile uint* parent) {
+    uint i = get_global_id(0);
+    if (i < counts[at])
+        choose_entry(i, worklist, wl_ru, wl_rv, best64, best_hi, best_lo, best_pos, in_forest,
+                     hook, parent);
+}
+
+#ifdef __CUDACC__
+// ---- every round of a phase in one launch (CUDA) -----------------------------------
+// Road graphs need ten or so rounds of a few microseconds of work each; as separate
+// launches whose lengths the host reads back, their gaps are most of the time. Here
+// the groups of one cooperative launch (all resident at once, so none waits for a
+// group that cannot start) run the rounds with a barrier across the launch between
+// steps, two per round: the compaction also offers each kept entry to its trees, and
+// choosing also resets the other set of minima for the next round's trees (every tree
+// that will have entries then is a root now with entries of its own, so resetting the
+// minima of the worklist's roots resets all that the next round reads).
+
+// A barrier across every group of the launch: sync[0] counts arrivals, sync[1] the
+// barriers passed (sync[0] is zero before the launch and again after it). The fences
+// make each group's writes before the barrier visible to every group after it, as
+// cooperative groups' grid barrier does.
+inline void grid_barrier(volatile uint* sync) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        uint passed = sync[1];
+        __threadfence();
+        if (atomicAdd((uint*)&sync[0], 1u) == gridDim.x - 1) {
+            sync[0] = 0;
+            __threadfence();
+            atomicAdd((uint*)&sync[1], 1u);
+        } else {
+            while (sync[1] == passed) {
+            }
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+// Marks edge e if one of its trees (roots ru and rv, both roots since the round's
+// compaction) chose it, and points each tree that chose it at the other: every tree
+// chose exactly one edge, so each root is written by one work-item at most, and no
+// find or compare-and-swap is needed. Two trees that chose each other's edge would
+// point at each other: the larger root points at the smaller instead (under the strict
+// (key, position) order no longer cycles form).
+inline void choose_and_follow(uint e, uint ru, uint rv, BEST_PARAMS, __global uchar* in_forest,
+                              __global uint* parent) {
+    bool u_chose = best_edge(ru, best64, best_hi, best_lo, best_pos) == e;
+    bool v_chose = best_edge(rv, best64, best_hi, best_lo, best_pos) == e;
+    if (!u_chose && !v_chose)
+        return;
+    in_forest[e] = 1;
+    if (u_chose && v_chose)
+        parent[max(ru, rv)] = min(ru, rv);
+    else if (u_chose)
+        parent[ru] = rv;
+    else
+        parent[rv] = ru;
+}
+
+// Root r offers nothing yet (every set of minima the configuration uses).
+inline void reset_best(uint r, BEST_PARAMS) {
+#if KEYS == 0
+    best_pos[r] = NO_EDGE;
+#elif PACKED
+    best64[r] = ULONG_MAX;
+#elif ATOM64
+    best64[r] = ULONG_MAX;
+    best_pos[r] = NO_EDGE;
+#else
+    best_hi[r] = NO_EDGE;
+    best_lo[r] = NO_EDGE;
+    best_pos[r] = NO_EDGE;
+#endif
+}
+
+#define BEST_ARGS(s) s##64, s##_hi, s##_lo, s##_pos
+
+// -DROUND_CLOCKS=1 (variant bundles only): block 0 notes the clock at each barrier and
+// prints the marks with the rounds' lengths at the end.
+#if ROUND_CLOCKS
+#define CLOCK_MARK(count)                                  \
+    if (threadIdx.x == 0 && marks_len < 64) {              \
+        marks[marks_len] = clock64();                      \
+        mark_counts[marks_len++] = count;                  \
+    }
+#define CLOCK_PRINT()                                      \
+    if (blockIdx.x == 0 && threadIdx.x == 0)               \
+        for (uint k = 1; k < marks_len; k++)               \
+            printf("ec_rounds mark %u count %u cycles %lld\n", k, mark_counts[k], marks[k] - marks[k - 1])
+#else
+#define CLOCK_MARK(count)
+#define CLOCK_PRINT()
+#endif
+
+// The rounds of ec_compact, ec_lightest and ec_choose from round `round` (its count
+// slots as the host's) until the worklist is empty. The first set of minima
+// (best*) is reset before the launch; the other (next*) is the next round's. Leaves
+// the last worklist in whichever buffer it ended; the host needs none of it.
+__kernel void ec_rounds(__global const uint* eu, __global const uint* ev,
+                        __global const Key* keys, ulong lowest, ulong highest,
+                        __global uint* parent, uint first_count, __global uint* counts,
+                        uint round, __global uint* wl_e, __global uint* wl_ru,
+                        __global uint* wl_rv, __global Key* wl_key, __global uint* out_e,
+                        __global uint* out_ru, __global uint* out_rv, __global Key* out_key,
+                        BEST_PARAMS, __global ulong* next64, __global uint* next_hi,
+                        __global uint* next_lo, __global uint* next_pos,
+                        __global uchar* in_forest) {
+    __local uint shared[2];
+    volatile uint* fresh_counts = counts;
+    // The barrier's words follow the count slots (COUNT_SLOTS + BARRIER_WORDS in msf.rs).
+    volatile uint* sync = counts + 3;
+    const uint stride = gridDim.x * blockDim.x;
+#if ROUND_CLOCKS
+    long long marks[64];
+    uint mark_counts[64], marks_len = 0;
+#endif
+    CLOCK_MARK(0u);
+    for (;; round++) {
+        uint at = round % 3, into = (round + 1) % 3, clear_at = (round + 2) % 3;
+        uint n = first_count ? first_count : fresh_counts[at];
+        if (get_global_id(0) == 0)
+            counts[clear_at] = 0;
+        // Compaction, each kept entry offering itself (pass 0) to both trees.
+        for (uint base = blockIdx.x * blockDim.x; base < n; base += stride) {
+            uint i = base + threadIdx.x;
+            uint e = 0, ru = 0, rv = 0;
+            Key key = 0;
+            bool keep = i < n && compacted(i, first_count != 0, eu, ev, keys, lowest, highest,
+                                           parent, wl_e, wl_ru, wl_rv, wl_key, &e, &ru, &rv,
+                                           &key);
+            uint slot = claim_slot(keep, &counts[into], shared);
+            if (keep) {
+                put_entry(slot, e, ru, rv, key, out_e, out_ru, out_rv, out_key);
+                offer(ru, e, key, 0, BEST_ARGS(best));
+                offer(rv, e, key, 0, BEST_ARGS(best));
+            }
+        }
+        first_count = 0;
+        grid_barrier(sync);
+        uint count = fresh_counts[into];
+        CLOCK_MARK(count);
+        if (count == 0) {
+            CLOCK_PRINT();
+            return;
+        }
+        // The remaining passes of the lightest-edge search.
+        for (uint pass = 1; pass < PASSES; pass++) {
+            for (uint i = get_global_id(0); i < count; i += stride) {
+                Key key = key_of(out_key, i);
+                offer(out_ru[i], out_e[i], key, pass, BEST_ARGS(best));
+                offer(out_rv[i], out_e[i], key, pass, BEST_ARGS(best));
+            }
+            grid_barrier(sync);
+        }
+        for (uint i = get_global_id(0); i < count; i += stride) {
+            choose_and_follow(out_e[i], out_ru[i], out_rv[i], BEST_ARGS(best), in_forest,
+                              parent);
+            reset_best(out_ru[i], BEST_ARGS(next));
+            reset_best(out_rv[i], BEST_ARGS(next));
+        }
+        grid_barrier(sync);
+        CLOCK_MARK(count);
+        // The new worklist is the next round's input; the minima swap roles.
+        __global uint* t;
+        t = wl_e, wl_e = out_e, out_e = t;
+        t = wl_ru, wl_ru = out_ru, out_ru = t;
+        t = wl_rv, wl_rv = out_rv, out_rv = t;
+        __global Key* tk = wl_key;
+        wl_key = out_key, out_key = tk;
+        __global ulong* t64 = best64;
+        best64 = next64, next64 = t64;
+        t = best_hi, best_hi = next_hi, next_hi = t;
+        t = best_lo, best_lo = next_lo, next_lo = t;
+        t = best_pos, best_pos = next_pos, next_pos = t;
+    }
+}
+#endif
 
 // ---- Vineet et al.'s recursive Borůvka (`boruvka`) ---------------------------------
 // The contracted graph is a list of directed entries (src, tgt, edge position), two per

@@ -504,6 +504,10 @@ impl Drop for InFlight {
 pub(crate) struct CudaDevice {
     context: Arc<Context>,
     name: String,
+    /// Multiprocessors, for occupancy queries.
+    units: usize,
+    /// Whether the device takes cooperative launches (`launch_together`).
+    cooperative: bool,
 }
 
 /// Device memory from the context's pool, freed in stream order when dropped.
@@ -530,6 +534,9 @@ impl Drop for CudaMemory {
 pub(crate) struct CudaModule {
     module: sys::CUmodule,
     functions: Mutex<HashMap<String, sys::CUfunction>>,
+    /// Blocks per multiprocessor by kernel and block size (`groups_together` asks on
+    /// every MSF call; the driver's answer does not change).
+    occupancy: Mutex<HashMap<(String, usize), usize>>,
     context: Arc<Context>,
     /// The options it was built with (from the bundle).
     options: &'static str,
@@ -629,6 +636,7 @@ pub(crate) fn open(index: u32, adopted: usize) -> Result<CudaTier> {
         attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
     );
     let units = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?.max(1) as usize;
+    let cooperative = attribute(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? != 0;
     let device_name = result::device::get_name(device).map_err(fail("cuDeviceGetName"))?;
     // SAFETY: a valid device.
     let total = unsafe { result::device::total_mem(device) }.map_err(fail("cuDeviceTotalMem"))?;
@@ -680,7 +688,13 @@ pub(crate) fn open(index: u32, adopted: usize) -> Result<CudaTier> {
         fp64: true,
         groups_per_unit: tuning("GPUMST_CUDA_GROUPS_PER_UNIT", 8),
     };
-    Ok(Gpu::new(CudaDevice { context, name }, settings))
+    let device = CudaDevice {
+        context,
+        name,
+        units,
+        cooperative,
+    };
+    Ok(Gpu::new(device, settings))
 }
 
 /// Why a device with this driver version and compute capability cannot run the bundle.
@@ -706,6 +720,70 @@ pub(crate) fn unusable(driver: i32, compute: (i32, i32)) -> Option<String> {
 impl CudaDevice {
     fn stream(&self) -> sys::CUstream {
         self.context.stream
+    }
+
+    /// Launches `groups` blocks of `group` threads of kernel `name`; `together`: a
+    /// cooperative launch (every block resident at once, or the launch fails).
+    fn launch_kernel(
+        &self,
+        program: &CudaModule,
+        name: &str,
+        groups: usize,
+        group: usize,
+        args: &[Arg<Self>],
+        together: bool,
+    ) -> Result<()> {
+        if groups > i32::MAX as usize {
+            return Err(Error::invalid_argument(format!(
+                "{name} would need {groups} blocks, more than CUDA launches"
+            )));
+        }
+        self.context.bind()?;
+        let function = self.function(program, name)?;
+        let mut cells: Vec<ParamCell> = args
+            .iter()
+            .map(|arg| match *arg {
+                Arg::Mem(pointer) => ParamCell { u64: pointer },
+                Arg::U32(value) => ParamCell { u32: value },
+                Arg::U64(value) => ParamCell { u64: value },
+            })
+            .collect();
+        let mut params: Vec<*mut c_void> = cells
+            .iter_mut()
+            .map(|cell| (cell as *mut ParamCell).cast())
+            .collect();
+        let (grid, block) = (groups as u32, group as u32);
+        // SAFETY: each parameter cell holds the value of the kernel's parameter at that
+        // position in kernels/opencl/*.cl (a device pointer, uint or ulong), and the
+        // cells outlive the call (the driver copies them at launch). The buffers they
+        // name stay alive until the stream is synchronized (callers keep them).
+        unsafe {
+            if together {
+                sys::cuLaunchCooperativeKernel(
+                    function,
+                    grid,
+                    1,
+                    1,
+                    block,
+                    1,
+                    1,
+                    0,
+                    self.stream(),
+                    params.as_mut_ptr(),
+                )
+                .result()
+            } else {
+                result::launch_kernel(
+                    function,
+                    (grid, 1, 1),
+                    (block, 1, 1),
+                    0,
+                    self.stream(),
+                    &mut params,
+                )
+            }
+        }
+        .map_err(|e| cuda_error(&format!("launching {name} on {}", self.name), e))
     }
 
     /// Kernel `name` of `program`, looked up once per module (the context is bound).
@@ -1221,6 +1299,7 @@ impl gpu::Device for CudaDevice {
         Ok(CudaModule {
             module: handle,
             functions: Mutex::new(HashMap::new()),
+            occupancy: Mutex::new(HashMap::new()),
             context: self.context.clone(),
             options: module.options,
         })
@@ -1234,40 +1313,57 @@ impl gpu::Device for CudaDevice {
         group: usize,
         args: &[Arg<Self>],
     ) -> Result<()> {
-        if groups > i32::MAX as usize {
-            return Err(Error::invalid_argument(format!(
-                "{name} would need {groups} blocks, more than CUDA launches"
-            )));
+        self.launch_kernel(program, name, groups, group, args, false)
+    }
+
+    fn groups_together(
+        &self,
+        program: &CudaModule,
+        name: &str,
+        group: usize,
+    ) -> Result<Option<usize>> {
+        if !self.cooperative {
+            return Ok(None);
         }
-        self.context.bind()?;
-        let function = self.function(program, name)?;
-        let mut cells: Vec<ParamCell> = args
-            .iter()
-            .map(|arg| match *arg {
-                Arg::Mem(pointer) => ParamCell { u64: pointer },
-                Arg::U32(value) => ParamCell { u32: value },
-                Arg::U64(value) => ParamCell { u64: value },
-            })
-            .collect();
-        let mut params: Vec<*mut c_void> = cells
-            .iter_mut()
-            .map(|cell| (cell as *mut ParamCell).cast())
-            .collect();
-        // SAFETY: each parameter cell holds the value of the kernel's parameter at that
-        // position in kernels/opencl/*.cl (a device pointer, uint or ulong), and the
-        // cells outlive the call (the driver copies them at launch). The buffers they
-        // name stay alive until the stream is synchronized (callers keep them).
-        unsafe {
-            result::launch_kernel(
-                function,
-                (groups as u32, 1, 1),
-                (group as u32, 1, 1),
-                0,
-                self.stream(),
-                &mut params,
-            )
-        }
-        .map_err(|e| cuda_error(&format!("launching {name} on {}", self.name), e))
+        let mut known = program
+            .occupancy
+            .lock()
+            .map_err(|_| Error::internal("the CUDA occupancy cache was poisoned"))?;
+        let key = (name.to_string(), group);
+        let per_unit = match known.get(&key) {
+            Some(&per_unit) => per_unit,
+            None => {
+                self.context.bind()?;
+                let function = self.function(program, name)?;
+                let mut per_unit = 0;
+                // SAFETY: writes one int; the function belongs to the bound context.
+                unsafe {
+                    sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                        &mut per_unit,
+                        function,
+                        group as i32,
+                        0,
+                    )
+                }
+                .result()
+                .map_err(self.err("cuOccupancyMaxActiveBlocksPerMultiprocessor"))?;
+                let per_unit = per_unit.max(0) as usize;
+                known.insert(key, per_unit);
+                per_unit
+            }
+        };
+        Ok((per_unit > 0).then_some(per_unit * self.units))
+    }
+
+    fn launch_together(
+        &self,
+        program: &CudaModule,
+        name: &str,
+        groups: usize,
+        group: usize,
+        args: &[Arg<Self>],
+    ) -> Result<()> {
+        self.launch_kernel(program, name, groups, group, args, true)
     }
 
     fn built_with(program: &CudaModule, name: &str) -> Option<usize> {

@@ -129,6 +129,31 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
         group: usize,
         args: &[Arg<Self>],
     ) -> Result<()>;
+    /// How many work-groups of `group` work-items of kernel `name` the device holds at
+    /// once, for a launch whose groups wait for one another (`launch_together`); None
+    /// where the tier cannot launch so (OpenCL promises nothing of the kind).
+    fn groups_together(
+        &self,
+        _program: &Self::Program,
+        _name: &str,
+        _group: usize,
+    ) -> Result<Option<usize>> {
+        Ok(None)
+    }
+    /// Launches `groups` work-groups that all run at once (at most `groups_together`),
+    /// so that they may wait for one another (CUDA's cooperative launch).
+    fn launch_together(
+        &self,
+        _program: &Self::Program,
+        name: &str,
+        _groups: usize,
+        _group: usize,
+        _args: &[Arg<Self>],
+    ) -> Result<()> {
+        Err(Error::internal(format!(
+            "{name}: this tier cannot launch work-groups that wait for one another"
+        )))
+    }
     /// The value of `-DNAME=` among the options `program` was built with: the host
     /// launches some kernels by them (ARG_LAST_GROUP in primitives.cl).
     fn built_with(program: &Self::Program, name: &str) -> Option<usize>;
@@ -613,6 +638,33 @@ impl<D: Device> Gpu<D> {
         })
     }
 
+    /// See [`Device::groups_together`].
+    fn groups_together(
+        &self,
+        program: &D::Program,
+        name: &str,
+        group: usize,
+    ) -> Result<Option<usize>> {
+        self.driver("an occupancy query", || {
+            self.device.groups_together(program, name, group)
+        })
+    }
+
+    /// See [`Device::launch_together`].
+    fn launch_together(
+        &self,
+        program: &D::Program,
+        name: &str,
+        groups: usize,
+        group: usize,
+        args: &[Arg<D>],
+    ) -> Result<()> {
+        self.driver("a cooperative kernel launch", || {
+            self.device
+                .launch_together(program, name, groups, group, args)
+        })
+    }
+
     fn finish(&self) -> Result<()> {
         self.driver("waiting for the device", || self.device.finish())
     }
@@ -737,6 +789,14 @@ pub(crate) struct Knobs {
     /// The `auto` MSF's light phases run on graphs of at least this many edges per 100
     /// vertices.
     pub filter_from: usize,
+    /// The `auto` MSF runs a phase's remaining rounds in one launch of resident
+    /// work-groups once its worklist holds at most this many edges, where the tier can
+    /// (0: never).
+    pub resident_below: usize,
+    /// Work-items per group of that launch.
+    pub resident_group: usize,
+    /// Its groups per compute unit (at most what fits; 0: as many as fit).
+    pub resident_groups_per_unit: usize,
     /// Single-pass scans between zeroings of their kept tile states (tests make it
     /// small to exercise the zeroing; at most the 2^29 epochs a state word holds).
     pub scan_epochs: u32,
@@ -753,6 +813,10 @@ pub(crate) fn knobs() -> &'static Knobs {
         arg_waves: tuning("GPUMST_GPU_ARG_WAVES", primitives::ARG_WAVES),
         lookahead: integer_setting("GPUMST_GPU_LOOKAHEAD").unwrap_or(msf::LOOKAHEAD),
         filter_from: tuning("GPUMST_GPU_FILTER_FROM", msf::FILTER_FROM),
+        resident_below: integer_setting("GPUMST_GPU_RESIDENT_BELOW").unwrap_or(msf::RESIDENT_BELOW),
+        resident_group: tuning("GPUMST_GPU_RESIDENT_GROUP", msf::RESIDENT_GROUP),
+        resident_groups_per_unit: integer_setting("GPUMST_GPU_RESIDENT_GROUPS_PER_UNIT")
+            .unwrap_or(msf::RESIDENT_GROUPS_PER_UNIT),
         scan_epochs: tuning("GPUMST_GPU_SCAN_EPOCHS", primitives::SCAN_EPOCHS as usize)
             .clamp(2, primitives::SCAN_EPOCHS as usize) as u32,
     })

@@ -357,6 +357,10 @@ fn working_set(algorithm: Algorithm, key_bytes: usize) -> (u64, u64) {
         + if algorithm == Algorithm::Boruvka {
             // Two offsets, cursor, base, chosen edge, (wide keys) minimum key.
             4 * 5 + 8
+        } else if algorithm == Algorithm::Auto {
+            // The next round's minima when a phase's rounds run in one launch (CUDA;
+            // counted for every tier).
+            8 + 4
         } else {
             0
         };
@@ -401,11 +405,27 @@ fn check_capacity<D: Device>(
 /// Slots of the worklist length on the device (see `Run::edge_centric`).
 const COUNT_SLOTS: usize = 3;
 
+/// Words after the count slots: the barrier of the rounds in one launch (`ec_rounds`),
+/// zero between launches and zeroed with the slots.
+const BARRIER_WORDS: usize = 2;
+
 /// Rounds the host may run ahead of the worklist lengths it has read back, by default
 /// (`GPUMST_GPU_LOOKAHEAD`; 0 waits for every round's length). On the H200 one round
 /// ahead was fastest: NY 0.41 / 0.33 / 0.34 / 0.35 ms and random 2^22 / 2^25
 /// 3.88 / 3.90 / 4.11 / 4.30 ms with 0 / 1 / 2 / 4 (`scripts/device.sh lookahead`).
 pub(super) const LOOKAHEAD: usize = 1;
+
+/// Worklist length from which the rest of an `auto` phase runs in one launch of
+/// resident work-groups (`ec_rounds` in msf.cl) on a tier that can launch them (CUDA),
+/// instead of launches per round (`GPUMST_GPU_RESIDENT_BELOW`; 0: never).
+pub(super) const RESIDENT_BELOW: usize = 1 << 20;
+
+/// Work-items per group of that launch (`GPUMST_GPU_RESIDENT_GROUP`).
+pub(super) const RESIDENT_GROUP: usize = 1024;
+
+/// Its groups per compute unit, at most what fits (`GPUMST_GPU_RESIDENT_GROUPS_PER_UNIT`;
+/// 0: as many as fit).
+pub(super) const RESIDENT_GROUPS_PER_UNIT: usize = 1;
 
 /// A worklist of edge-centric Borůvka: per entry the edge's position, the roots of its
 /// ends at the last compaction, and its key (see ec_compact in msf.cl).
@@ -444,6 +464,17 @@ struct Phase<D: Device> {
     next: Worklist<D>,
     counts: DeviceBuffer<D, u32>,
     best: Best<D>,
+    /// What the rounds in one launch need beside, made on first use (None: not yet
+    /// asked; Some(None): the tier cannot launch them).
+    together: Option<Option<Together<D>>>,
+}
+
+/// The rounds of a phase in one launch (`ec_rounds`): its groups and the second set of
+/// minima (the next round's).
+struct Together<D: Device> {
+    groups: usize,
+    group: usize,
+    next_best: Best<D>,
 }
 
 impl<D: Device> Phase<D> {
@@ -452,8 +483,9 @@ impl<D: Device> Phase<D> {
             vertices: n,
             worklist: Worklist::new(tier, config, m)?,
             next: Worklist::new(tier, config, m)?,
-            counts: tier.alloc(COUNT_SLOTS)?,
+            counts: tier.alloc(COUNT_SLOTS + BARRIER_WORDS)?,
             best: Best::new(tier, config, n)?,
+            together: None,
         })
     }
 }
@@ -517,9 +549,11 @@ impl<D: Device> Run<'_, D> {
                 // Light edges first (by the cut property, the forest of the light edges
                 // is part of the answer), in phases of rising keys, then the heavy
                 // edges still between trees.
-                let parent = tier.alloc::<u32>(n)?;
-                self.iota(&parent, n)?;
-                let mut phase = Phase::new(tier, self.config, n, m)?;
+                let (parent, mut phase) = crate::profile::span("gpu msf: buffers", || {
+                    let parent = tier.alloc::<u32>(n)?;
+                    self.iota(&parent, n)?;
+                    Ok::<_, Error>((parent, Phase::new(tier, self.config, n, m)?))
+                })?;
                 let mut lowest = 0;
                 for &highest in thresholds {
                     self.edge_centric(&mut phase, &parent, lowest, highest)?;
@@ -530,7 +564,7 @@ impl<D: Device> Run<'_, D> {
                 self.edge_centric(&mut phase, &parent, lowest, u64::MAX)?;
             }
         }
-        tier.finish()
+        crate::profile::span("gpu msf: wait for the device", || tier.finish())
     }
 
     fn launch(&self, name: &str, items: usize, args: &[Arg<D>]) -> Result<()> {
@@ -566,14 +600,16 @@ impl<D: Device> Run<'_, D> {
             next,
             counts,
             best,
+            together: phase_together,
             ..
         } = phase;
         // Round r reads its length from counts[r % 3], writes the next into
         // counts[(r + 1) % 3] and clears counts[(r + 2) % 3], last used two rounds ago.
-        tier.fill(counts, 0, COUNT_SLOTS)?;
+        tier.fill(counts, 0, COUNT_SLOTS + BARRIER_WORDS)?;
         let mut bound = m;
         let mut unread = std::collections::VecDeque::new();
-        let lookahead = super::knobs().lookahead;
+        let knobs = super::knobs();
+        let lookahead = knobs.lookahead;
         for round in 0usize.. {
             let [at, into, clear_at] = [0, 1, 2].map(|k| ((round + k) % COUNT_SLOTS) as u32);
             // The first compaction reads edges by position (and drops self-loops).
@@ -593,6 +629,13 @@ impl<D: Device> Run<'_, D> {
             ];
             args.extend(worklist.args());
             args.extend(next.args());
+            if bound <= knobs.resident_below
+                && crate::profile::span("gpu msf: rounds together, host side", || {
+                    self.rounds_together(phase_together, best, n, round, &args)
+                })?
+            {
+                return Ok(());
+            }
             self.launch("ec_compact", bound, &args)?;
             std::mem::swap(worklist, next);
             unread.push_back(tier.read_later(counts, into as usize)?);
@@ -630,6 +673,52 @@ impl<D: Device> Run<'_, D> {
             self.launch("ec_choose", bound, &args)?;
         }
         unreachable!("the loop above runs until the worklist is empty")
+    }
+
+    /// Runs the rest of an edge-centric phase, from `round`, in one launch of resident
+    /// work-groups (`ec_rounds`), where the tier can; false where it cannot (nothing
+    /// was launched). `compaction` holds `ec_compact`'s arguments for this round.
+    fn rounds_together(
+        &self,
+        together: &mut Option<Option<Together<D>>>,
+        best: &mut Best<D>,
+        vertices: usize,
+        round: usize,
+        compaction: &[Arg<D>],
+    ) -> Result<bool> {
+        const NAME: &str = "ec_rounds";
+        let tier = self.tier;
+        if together.is_none() {
+            let knobs = super::knobs();
+            let group = knobs.resident_group;
+            *together = Some(match tier.groups_together(self.program, NAME, group)? {
+                None => None,
+                Some(fit) => {
+                    let wanted = knobs.resident_groups_per_unit * tier.settings.compute_units;
+                    Some(Together {
+                        groups: if wanted == 0 { fit } else { wanted.min(fit) },
+                        group,
+                        next_best: Best::new(tier, self.config, vertices)?,
+                    })
+                }
+            });
+        }
+        let Some(Some(together)) = together.as_ref() else {
+            return Ok(false);
+        };
+        // ec_compact's arguments but the three slots, which ec_rounds derives from
+        // the round, as this loop does.
+        let mut args = compaction[..8].to_vec();
+        args.push(Arg::U32(round as u32));
+        args.extend_from_slice(&compaction[11..]);
+        // The first round's compaction offers into these; each later round's into the
+        // other set, which the round before it reset.
+        best.reset(tier, vertices)?;
+        args.extend(best.args());
+        args.extend(together.next_best.args());
+        args.extend([self.in_forest.arg()]);
+        tier.launch_together(self.program, NAME, together.groups, together.group, &args)?;
+        Ok(true)
     }
 
     /// Pointer doubling on `successor` over `vertices`, then new ids 0.. for the roots
