@@ -831,11 +831,13 @@ impl CudaDevice {
         let size = chunk_for(data.len());
         for (i, chunk) in data.chunks(size).enumerate() {
             let k = i % TRANSFER_BUFFERS;
-            ring.wait(k)?;
+            crate::profile::span("cuda: wait for a transfer buffer", || ring.wait(k))?;
             // SAFETY: the buffer's last device copy is over (waited for just above), and
             // a chunk is at most a buffer's size.
             let buffer = unsafe { ring.buffer(k, chunk.len()) };
-            parallel_copy(buffer, chunk);
+            crate::profile::span("cuda: copy into a transfer buffer", || {
+                parallel_copy(buffer, chunk)
+            });
             let at = to + (i * size) as u64;
             // SAFETY: the caller keeps the device range inside its allocation; the buffer
             // is page-locked and is not written again before its event (recorded next)
@@ -882,11 +884,13 @@ impl CudaDevice {
                 issue(ring, i + 1)?;
             }
             let k = i % TRANSFER_BUFFERS;
-            ring.wait(k)?;
+            crate::profile::span("cuda: wait for a transfer buffer", || ring.wait(k))?;
             let target = &mut out[range(i)];
             // SAFETY: the device copy into buffer k is over (waited for just above).
             let buffer = unsafe { ring.buffer(k, target.len()) };
-            parallel_copy(target, buffer);
+            crate::profile::span("cuda: copy out of a transfer buffer", || {
+                parallel_copy(target, buffer)
+            });
         }
         Ok(())
     }

@@ -257,19 +257,23 @@ pub(crate) fn solve_host<D: Device, W: Element>(
     if !check_host_call::<D, W>(tier, n, m, work, edges.weights.is_some())? {
         return Ok((empty_forest(), Vec::new()));
     }
-    let mut arrays = EdgeArrays {
-        num_vertices: n,
-        u: tier.upload_pieces(edges.u)?,
-        v: tier.upload_pieces(edges.v)?,
-        weights: edges.weights.map(|w| tier.upload_pieces(w)).transpose()?,
-        kept: false,
-    };
+    let mut arrays = crate::profile::span("gpu e2e: uploads issued", || {
+        Ok::<_, Error>(EdgeArrays {
+            num_vertices: n,
+            u: tier.upload_pieces(edges.u)?,
+            v: tier.upload_pieces(edges.v)?,
+            weights: edges.weights.map(|w| tier.upload_pieces(w)).transpose()?,
+            kept: false,
+        })
+    })?;
     let host_ids = HostIds::prepare(n.saturating_sub(1).min(m))?;
     let (mut outcome, ids) = solve_uploaded(tier, &mut arrays, work, adjacency, &mut watch)?;
     let mut positions = Vec::new();
     if let (ResidentOutcome::Forest { count, timings, .. }, Some(ids)) = (&mut outcome, &ids) {
         positions = host_ids.take(*count)?;
-        tier.read(ids, &mut positions)?;
+        crate::profile::span("gpu e2e: ids to the host", || {
+            tier.read(ids, &mut positions)
+        })?;
         timings.download_ms += watch.lap();
     }
     Ok((outcome, positions))
@@ -909,7 +913,9 @@ fn solve_arrays<D: Device, W: Element>(
         }
     };
     let mut found = [0u32; 3];
-    tier.read(&bad, &mut found)?;
+    crate::profile::span("gpu e2e: wait for the uploads and checks", || {
+        tier.read(&bad, &mut found)
+    })?;
     if let Some(finding) = first_finding(tier, &found, eu, ev)? {
         return Ok(ResidentOutcome::Invalid(finding));
     }
@@ -1001,7 +1007,9 @@ fn solve_arrays<D: Device, W: Element>(
         )?;
     }
     // Read behind the ids' writes: one wait for both.
-    let count = tier.read_one(&block_ends, blocks - 1)? as usize;
+    let count = crate::profile::span("gpu e2e: wait for the forest's ids", || {
+        tier.read_one(&block_ends, blocks - 1)
+    })? as usize;
     let capacity = ids.map_or(0, |ids| ids.len());
     if count > capacity {
         return Err(Error::internal(format!(
