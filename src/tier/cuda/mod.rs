@@ -723,7 +723,8 @@ impl CudaDevice {
     }
 
     /// Launches `groups` blocks of `group` threads of kernel `name`; `together`: a
-    /// cooperative launch (every block resident at once, or the launch fails).
+    /// cooperative launch (every block resident at once, or the launch fails). Ok(false)
+    /// where the driver refused a cooperative launch as too large (nothing launched).
     fn launch_kernel(
         &self,
         program: &CudaModule,
@@ -732,7 +733,7 @@ impl CudaDevice {
         group: usize,
         args: &[Arg<Self>],
         together: bool,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         if groups > i32::MAX as usize {
             return Err(Error::invalid_argument(format!(
                 "{name} would need {groups} blocks, more than CUDA launches"
@@ -757,7 +758,7 @@ impl CudaDevice {
         // position in kernels/opencl/*.cl (a device pointer, uint or ulong), and the
         // cells outlive the call (the driver copies them at launch). The buffers they
         // name stay alive until the stream is synchronized (callers keep them).
-        unsafe {
+        let launched = unsafe {
             if together {
                 sys::cuLaunchCooperativeKernel(
                     function,
@@ -782,8 +783,14 @@ impl CudaDevice {
                     &mut params,
                 )
             }
+        };
+        match launched {
+            Ok(()) => Ok(true),
+            // Fewer blocks fit than the occupancy query said (a GPU shared through MPS
+            // with a share of its SMs, say): the caller launches another way.
+            Err(DriverError(sys::CUresult::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)) => Ok(false),
+            Err(e) => Err(cuda_error(&format!("launching {name} on {}", self.name), e)),
         }
-        .map_err(|e| cuda_error(&format!("launching {name} on {}", self.name), e))
     }
 
     /// Kernel `name` of `program`, looked up once per module (the context is bound).
@@ -1318,6 +1325,7 @@ impl gpu::Device for CudaDevice {
         args: &[Arg<Self>],
     ) -> Result<()> {
         self.launch_kernel(program, name, groups, group, args, false)
+            .map(|_| ())
     }
 
     fn groups_together(
@@ -1366,7 +1374,7 @@ impl gpu::Device for CudaDevice {
         groups: usize,
         group: usize,
         args: &[Arg<Self>],
-    ) -> Result<()> {
+    ) -> Result<bool> {
         self.launch_kernel(program, name, groups, group, args, true)
     }
 

@@ -141,7 +141,8 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
         Ok(None)
     }
     /// Launches `groups` work-groups that all run at once (at most `groups_together`),
-    /// so that they may wait for one another (CUDA's cooperative launch).
+    /// so that they may wait for one another (CUDA's cooperative launch); false when
+    /// the driver found that they do not fit after all (nothing was launched).
     fn launch_together(
         &self,
         _program: &Self::Program,
@@ -149,7 +150,7 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
         _groups: usize,
         _group: usize,
         _args: &[Arg<Self>],
-    ) -> Result<()> {
+    ) -> Result<bool> {
         Err(Error::internal(format!(
             "{name}: this tier cannot launch work-groups that wait for one another"
         )))
@@ -658,7 +659,7 @@ impl<D: Device> Gpu<D> {
         groups: usize,
         group: usize,
         args: &[Arg<D>],
-    ) -> Result<()> {
+    ) -> Result<bool> {
         self.driver("a cooperative kernel launch", || {
             self.device
                 .launch_together(program, name, groups, group, args)

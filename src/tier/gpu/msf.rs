@@ -703,7 +703,8 @@ impl<D: Device> Run<'_, D> {
                 }
             });
         }
-        let Some(Some(together)) = together.as_ref() else {
+        let slot = together;
+        let Some(Some(together)) = slot.as_ref() else {
             return Ok(false);
         };
         // ec_compact's arguments but the three slots, which ec_rounds derives from
@@ -717,8 +718,13 @@ impl<D: Device> Run<'_, D> {
         args.extend(best.args());
         args.extend(together.next_best.args());
         args.extend([self.in_forest.arg()]);
-        tier.launch_together(self.program, NAME, together.groups, together.group, &args)?;
-        Ok(true)
+        let launched =
+            tier.launch_together(self.program, NAME, together.groups, together.group, &args)?;
+        if !launched {
+            // Launches per round from here on, in this phase and the next ones.
+            *slot = Some(None);
+        }
+        Ok(launched)
     }
 
     /// Pointer doubling on `successor` over `vertices`, then new ids 0.. for the roots
