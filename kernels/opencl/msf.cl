@@ -157,11 +157,6 @@ __kernel void uf_flatten(__global uint* parent, uint vertices) {
 // instead of gathering the edge's ends and key from the graph's arrays, and a root
 // found then is an ancestor of the end, so the end's root now is that root's root.
 
-// Keeps the worklist entries whose ends are in different trees, with their new roots.
-// A phase's first round (`first_count` edges) reads the edges by position instead and
-// keeps only those whose key lies in [lowest, highest] (the light edges first, then
-// the rest). counts[at] holds the worklist's length and counts[into] (zero before)
-// receives the new one; work-item 0 clears counts[clear_at] for a later round.
 // Whether entry `i` of a round's compaction stays (its ends in different trees), with
 // its edge, roots and key: entry i of the worklist, or, in a phase's first round
 // (`first`), edge i of the graph when its key lies in [lowest, highest].
@@ -238,9 +233,6 @@ __kernel void ec_lightest(__global const uint* worklist, __global const uint* wl
     offer(wl_rv[i], e, key, pass, best64, best_hi, best_lo, best_pos);
 }
 
-// Marks the edges some tree chose and, with `hook` (edge-centric Borůvka), joins the
-// trees of each chosen edge's ends in `parent` (strut merges its own way). Choosing
-// reads only best_*, which hooking leaves alone, so one launch does both.
 // Marks entry i's edge if one of its trees chose it and, with `hook`, joins the two trees.
 inline void choose_entry(uint i, __global const uint* worklist, __global const uint* wl_ru,
                          __global const uint* wl_rv, BEST_PARAMS, __global uchar* in_forest,
