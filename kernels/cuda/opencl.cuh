@@ -31,6 +31,8 @@ typedef unsigned long ulong;
 __device__ inline size_t get_global_id(uint) { return (size_t)blockIdx.x * blockDim.x + threadIdx.x; }
 __device__ inline size_t get_local_id(uint) { return threadIdx.x; }
 __device__ inline size_t get_group_id(uint) { return blockIdx.x; }
+__device__ inline size_t get_local_size(uint) { return blockDim.x; }
+__device__ inline size_t get_num_groups(uint) { return gridDim.x; }
 
 #define CLK_LOCAL_MEM_FENCE 1
 #define CLK_GLOBAL_MEM_FENCE 2

@@ -96,9 +96,9 @@ inline Key key_of(__global const Key* keys, uint e) {
 // ec_choose hooks a root only onto a smaller root, by a successful compare-and-swap, so
 // parent[] stays acyclic; path halving rewrites only non-roots, so concurrent finds and
 // hooks never lose a link. A stale read only yields an older ancestor; the hook reads
-// through volatile so a retry sees other groups' hooks. (ec_rounds, CUDA only, points
-// each tree along the edge it chose instead, in a step with no finds; see
-// choose_and_follow. Links made either way keep parent[] acyclic, so phases may mix them.)
+// through volatile so a retry sees other groups' hooks. (ec_rounds points each tree
+// along the edge it chose instead, in a step with no finds; see choose_and_follow.
+// Links made either way keep parent[] acyclic, so phases may mix them.)
 
 // Root of x with path halving; find_root_fresh reads through volatile.
 #define DEFINE_FIND_ROOT(name, qualifier)                  \
@@ -267,37 +267,52 @@ __kernel void ec_choose(__global const uint* worklist, __global const uint* wl_r
                      hook, parent);
 }
 
-#ifdef __CUDACC__
-// ---- every round of a phase in one launch (CUDA) -----------------------------------
+#if defined(__CUDACC__) || RESIDENT_ROUNDS
+// ---- every round of a phase in one launch (CUDA; NVIDIA's OpenCL) -------------------
 // Road graphs need ten or so rounds of a few microseconds of work each; as separate
 // launches whose lengths the host reads back, their gaps are most of the time. Here
-// the groups of one cooperative launch (all resident at once, so none waits for a
-// group that cannot start) run the rounds with a barrier across the launch between
-// steps, two per round: the compaction also offers each kept entry to its trees, and
+// the groups of one launch that are all resident at once (so none waits for a group
+// that cannot start) run the rounds with a barrier across the launch between steps,
+// two per round: the compaction also offers each kept entry to its trees, and
 // choosing also resets the other set of minima for the next round's trees (every tree
 // that will have entries then is a root now with entries of its own, so resetting the
 // minima of the worklist's roots resets all that the next round reads).
+//
+// CUDA's cooperative launch promises the residency. OpenCL promises none; the host
+// builds this kernel (-DRESIDENT_ROUNDS=1) only on NVIDIA's OpenCL platform for GPUs,
+// whose work-groups are the same hardware blocks, and launches one group per compute
+// unit only where the kernel's work-group size fits a compute unit (opencl/mod.rs).
+
+// A fence across the device, ordering this work-item's global accesses before and
+// after it for every other work-group: CUDA's __threadfence; on NVIDIA's OpenCL the PTX
+// instruction it compiles to (OpenCL 1.2's mem_fence orders one work-item's accesses
+// only, so it need not).
+#ifdef __CUDACC__
+#define DEVICE_FENCE() __threadfence()
+#else
+#define DEVICE_FENCE() asm volatile("membar.gl;" ::: "memory")
+#endif
 
 // A barrier across every group of the launch: sync[0] counts arrivals, sync[1] the
 // barriers passed (sync[0] is zero before the launch and again after it). The fences
 // make each group's writes before the barrier visible to every group after it, as
 // cooperative groups' grid barrier does.
-inline void grid_barrier(volatile uint* sync) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
+inline void grid_barrier(__global volatile uint* sync) {
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (get_local_id(0) == 0) {
         uint passed = sync[1];
-        __threadfence();
-        if (atomicAdd((uint*)&sync[0], 1u) == gridDim.x - 1) {
+        DEVICE_FENCE();
+        if (atomic_inc(&sync[0]) == (uint)get_num_groups(0) - 1) {
             sync[0] = 0;
-            __threadfence();
-            atomicAdd((uint*)&sync[1], 1u);
+            DEVICE_FENCE();
+            atomic_inc(&sync[1]);
         } else {
             while (sync[1] == passed) {
             }
         }
-        __threadfence();
+        DEVICE_FENCE();
     }
-    __syncthreads();
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 }
 
 // Marks edge e if one of its trees (roots ru and rv, both roots since the round's
@@ -339,7 +354,7 @@ inline void reset_best(uint r, BEST_PARAMS) {
 
 #define BEST_ARGS(s) s##64, s##_hi, s##_lo, s##_pos
 
-// -DROUND_CLOCKS=1 (variant bundles only): block 0 notes the clock at each barrier and
+// -DROUND_CLOCKS=1 (CUDA variant bundles only): block 0 notes the clock at each barrier and
 // prints the marks with the rounds' lengths at the end.
 #if ROUND_CLOCKS
 #define CLOCK_MARK(count)                                  \
@@ -370,10 +385,10 @@ __kernel void ec_rounds(__global const uint* eu, __global const uint* ev,
                         __global uint* next_lo, __global uint* next_pos,
                         __global uchar* in_forest) {
     __local uint shared[2];
-    volatile uint* fresh_counts = counts;
+    __global volatile uint* fresh_counts = counts;
     // The barrier's words follow the count slots (COUNT_SLOTS + BARRIER_WORDS in msf.rs).
-    volatile uint* sync = counts + 3;
-    const uint stride = gridDim.x * blockDim.x;
+    __global volatile uint* sync = counts + 3;
+    const uint group = (uint)get_local_size(0), stride = (uint)get_num_groups(0) * group;
 #if ROUND_CLOCKS
     long long marks[64];
     uint mark_counts[64], marks_len = 0;
@@ -385,8 +400,8 @@ __kernel void ec_rounds(__global const uint* eu, __global const uint* ev,
         if (get_global_id(0) == 0)
             counts[clear_at] = 0;
         // Compaction, each kept entry offering itself (pass 0) to both trees.
-        for (uint base = blockIdx.x * blockDim.x; base < n; base += stride) {
-            uint i = base + threadIdx.x;
+        for (uint base = (uint)get_group_id(0) * group; base < n; base += stride) {
+            uint i = base + (uint)get_local_id(0);
             uint e = 0, ru = 0, rv = 0;
             Key key = 0;
             bool keep = i < n && compacted(i, first_count != 0, eu, ev, keys, lowest, highest,

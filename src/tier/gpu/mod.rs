@@ -131,7 +131,8 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     ) -> Result<()>;
     /// How many work-groups of `group` work-items of kernel `name` the device holds at
     /// once, for a launch whose groups wait for one another (`launch_together`); None
-    /// where the tier cannot launch so (OpenCL promises nothing of the kind).
+    /// where the tier cannot launch so (OpenCL promises nothing of the kind; NVIDIA's
+    /// platform keeps it in practice, and only there does the OpenCL tier say yes).
     fn groups_together(
         &self,
         _program: &Self::Program,
@@ -141,8 +142,9 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
         Ok(None)
     }
     /// Launches `groups` work-groups that all run at once (at most `groups_together`),
-    /// so that they may wait for one another (CUDA's cooperative launch); false when
-    /// the driver found that they do not fit after all (nothing was launched).
+    /// so that they may wait for one another (CUDA's cooperative launch; a plain launch
+    /// on NVIDIA's OpenCL); false when the driver found that they do not fit after all
+    /// (nothing was launched).
     fn launch_together(
         &self,
         _program: &Self::Program,
@@ -660,7 +662,7 @@ impl<D: Device> Gpu<D> {
         group: usize,
         args: &[Arg<D>],
     ) -> Result<bool> {
-        self.driver("a cooperative kernel launch", || {
+        self.driver("a launch of resident work-groups", || {
             self.device
                 .launch_together(program, name, groups, group, args)
         })
