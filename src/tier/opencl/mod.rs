@@ -12,7 +12,7 @@ use opencl3::error_codes::{
 use crate::testing::DriverFault;
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context as ClContext;
@@ -26,6 +26,7 @@ use opencl3::types::{cl_device_type, cl_int, cl_mem, CL_BLOCKING, CL_NON_BLOCKIN
 use super::gpu::{self, tuning, Arg, Gpu, Plain, ProgramKind, Settings};
 use super::probe;
 use crate::{Error, Result, Status};
+use recycle::{ClMemory, Recycler};
 
 /// The OpenCL tier: the shared GPU drivers on an OpenCL device.
 pub(crate) type OpenClTier = Gpu<OpenClDevice>;
@@ -46,6 +47,14 @@ pub(crate) const MEMORY_LIMIT_ENV: &str = "GPUMST_OPENCL_MEMORY_LIMIT";
 /// Work-items per work-group (clamped to the device's limit; `GPUMST_OPENCL_GROUP_SIZE`
 /// overrides it, rounded down to a power of two).
 const PREFERRED_GROUP: usize = 256;
+
+mod recycle;
+
+/// Bytes of dropped buffers kept for reuse: a sixteenth of the device's memory, at
+/// most 512 MiB.
+fn recycle_limit(global_memory: u64) -> usize {
+    (global_memory / 16).min(512 << 20) as usize
+}
 
 // Tuning knobs: `GPUMST_OPENCL_TILE_BYTES` (bytes per work-item in a scan tile;
 // default 128 where a work-group may use 48 KiB of local memory, else 32) and
@@ -145,6 +154,13 @@ pub(crate) struct OpenClDevice {
     name: String,
     /// Work-group scans use warp shuffles through inline PTX (NVIDIA GPUs only).
     nv_shuffle: bool,
+    /// The MSF program holds `ec_rounds`, whose work-groups wait for one another
+    /// (NVIDIA GPUs only; see `groups_together`).
+    resident_rounds: bool,
+    /// For kernel and device queries.
+    device: Device,
+    /// Buffers kept after use for later allocations (recycle.rs).
+    recycler: Arc<Mutex<Recycler>>,
 }
 
 /// Opens the `index`-th usable device in preference order.
@@ -213,6 +229,11 @@ pub(crate) fn open(index: u32) -> Result<OpenClTier> {
         && group_size % 32 == 0
         && group_size <= 1024
         && std::env::var(SHUFFLE_ENV).map_or(true, |v| v.trim() != "0");
+    // A barrier across a launch needs every group resident at once: NVIDIA's platform
+    // runs OpenCL work-groups as CUDA blocks (with inline PTX for the kernel's fence).
+    let resident_rounds = probe::opencl_kind(entry.kind) == "gpu"
+        && entry.platform.contains("NVIDIA")
+        && forward_progress;
     let single_pass_scan = int64_atomics && gpu::single_pass_scan(SCAN_ENV, forward_progress)?;
     let settings = Settings {
         name: name.clone(),
@@ -234,6 +255,9 @@ pub(crate) fn open(index: u32) -> Result<OpenClTier> {
         side_queue: std::sync::OnceLock::new(),
         name,
         nv_shuffle,
+        resident_rounds,
+        device,
+        recycler: Recycler::new(recycle_limit(settings.global_memory)),
     };
     Ok(Gpu::new(device, settings))
 }
@@ -267,7 +291,7 @@ impl OpenClDevice {
 }
 
 impl gpu::Device for OpenClDevice {
-    type Memory = Buffer<u8>;
+    type Memory = ClMemory;
     type Handle = cl_mem;
     type Program = OpenClProgram;
     type Pending = OpenClPending;
@@ -283,20 +307,22 @@ impl gpu::Device for OpenClDevice {
         self.cl_error(&format!("{what} (injected)"), ClError(code))
     }
 
-    fn alloc(&self, bytes: usize) -> Result<Buffer<u8>> {
-        // SAFETY: no host pointer is passed (null with flags that do not use one).
-        unsafe {
-            Buffer::<u8>::create(
-                &self.context,
-                CL_MEM_READ_WRITE,
-                bytes.max(1),
-                std::ptr::null_mut::<c_void>(),
-            )
-        }
-        .map_err(|e| self.cl_error("clCreateBuffer", e))
+    fn alloc(&self, bytes: usize) -> Result<ClMemory> {
+        Recycler::alloc(&self.recycler, bytes.max(1), |bytes| {
+            // SAFETY: no host pointer is passed (null with flags that do not use one).
+            unsafe {
+                Buffer::<u8>::create(
+                    &self.context,
+                    CL_MEM_READ_WRITE,
+                    bytes,
+                    std::ptr::null_mut::<c_void>(),
+                )
+            }
+            .map_err(|e| self.cl_error("clCreateBuffer", e))
+        })
     }
 
-    unsafe fn wrap(&self, address: usize, bytes: usize, what: &str) -> Result<Buffer<u8>> {
+    unsafe fn wrap(&self, address: usize, bytes: usize, what: &str) -> Result<ClMemory> {
         let memory = address as cl_mem;
         let info = |name| opencl3::memory::get_mem_object_info(memory, name);
         let not_ours = |why: String| {
@@ -326,7 +352,7 @@ impl gpu::Device for OpenClDevice {
         // caller's own reference is untouched.
         unsafe { opencl3::memory::retain_mem_object(memory) }
             .map_err(|e| self.cl_error("clRetainMemObject", ClError(e)))?;
-        Ok(Buffer::new(memory))
+        Ok(ClMemory::own(Buffer::new(memory)))
     }
 
     unsafe fn follow(&self, queue: *mut c_void) -> Result<()> {
@@ -344,20 +370,20 @@ impl gpu::Device for OpenClDevice {
         }
     }
 
-    fn address(memory: &Buffer<u8>) -> usize {
+    fn address(memory: &ClMemory) -> usize {
         memory.get() as usize
     }
 
-    fn handle(memory: &Buffer<u8>) -> cl_mem {
+    fn handle(memory: &ClMemory) -> cl_mem {
         memory.get()
     }
 
-    fn write(&self, memory: &mut Buffer<u8>, offset: usize, data: &[u8]) -> Result<()> {
+    fn write(&self, memory: &mut ClMemory, offset: usize, data: &[u8]) -> Result<()> {
         write_blocking(&self.queue, memory, offset, data)
             .map_err(|e| self.cl_error("clEnqueueWriteBuffer", e))
     }
 
-    fn write_beside(&self, memory: &mut Buffer<u8>, offset: usize, data: &[u8]) -> Result<()> {
+    fn write_beside(&self, memory: &mut ClMemory, offset: usize, data: &[u8]) -> Result<()> {
         let queue = match self.side_queue.get() {
             Some(queue) => queue,
             None => {
@@ -373,7 +399,8 @@ impl gpu::Device for OpenClDevice {
             .map_err(|e| self.cl_error("clEnqueueWriteBuffer (on a second queue)", e))
     }
 
-    fn read(&self, memory: &Buffer<u8>, offset: usize, out: &mut [u8]) -> Result<()> {
+    fn read(&self, memory: &ClMemory, offset: usize, out: &mut [u8]) -> Result<()> {
+        let marked = Recycler::mark(&self.recycler);
         // SAFETY: the read is blocking, so `out` is written before we return; the
         // caller keeps offset + out.len() inside the buffer.
         unsafe {
@@ -381,6 +408,8 @@ impl gpu::Device for OpenClDevice {
                 .enqueue_read_buffer(memory, CL_BLOCKING, offset, out, &[])
         }
         .map_err(|e| self.cl_error("clEnqueueReadBuffer", e))?;
+        // Everything issued before the read is done.
+        Recycler::done(&self.recycler, marked);
         Ok(())
     }
 
@@ -396,7 +425,7 @@ impl gpu::Device for OpenClDevice {
         match *words {}
     }
 
-    fn read_later(&self, memory: &Buffer<u8>, offset: usize) -> Result<OpenClPending> {
+    fn read_later(&self, memory: &ClMemory, offset: usize) -> Result<OpenClPending> {
         let mut value = Box::new([0u8; 4]);
         // SAFETY: the caller keeps offset + 4 inside the buffer; `value` is on the heap,
         // so it does not move, and OpenClPending owns it and waits for the event before
@@ -445,7 +474,7 @@ impl gpu::Device for OpenClDevice {
         Ok(Some(u32::from_ne_bytes(*pending.value)))
     }
 
-    fn fill<T: Plain>(&self, memory: &mut Buffer<u8>, value: T, count: usize) -> Result<()> {
+    fn fill<T: Plain>(&self, memory: &mut ClMemory, value: T, count: usize) -> Result<()> {
         let pattern = gpu::bytes_of(std::slice::from_ref(&value));
         // SAFETY: the pattern is copied by the driver at enqueue time; the caller keeps
         // the range inside the buffer.
@@ -464,9 +493,9 @@ impl gpu::Device for OpenClDevice {
 
     fn copy(
         &self,
-        source: &Buffer<u8>,
+        source: &ClMemory,
         from: usize,
-        target: &mut Buffer<u8>,
+        target: &mut ClMemory,
         to: usize,
         bytes: usize,
     ) -> Result<()> {
@@ -497,7 +526,15 @@ impl gpu::Device for OpenClDevice {
                     format!("primitives for {} {op:?}", dtype.name()),
                 )
             }
-            ProgramKind::Msf(config) => (MSF_SOURCE, config.defines(), "MSF kernels".into()),
+            ProgramKind::Msf(config) => (
+                MSF_SOURCE,
+                format!(
+                    "{} -DRESIDENT_ROUNDS={}",
+                    config.defines(),
+                    self.resident_rounds as u8
+                ),
+                "MSF kernels".into(),
+            ),
         };
         let source = format!("{TYPES_SOURCE}\n{body}");
         let options = format!(
@@ -533,6 +570,81 @@ impl gpu::Device for OpenClDevice {
         group: usize,
         args: &[Arg<Self>],
     ) -> Result<()> {
+        self.with_kernel(program, name, |kernel| {
+            self.launch_kernel(kernel, name, groups, group, args)?
+                .map_err(|e| self.cl_error(&format!("launching {name}"), e))
+        })
+    }
+
+    /// One work-group per compute unit: NVIDIA's hardware then runs every group of the
+    /// launch at once, as no other kernel runs beside it (the tier's kernels go to one
+    /// in-order queue, its second queue only copies, and other contexts' kernels take
+    /// turns with this context's; under MPS another process's groups may hold a
+    /// multiprocessor, and ours there start when those end). Whether
+    /// a group of `group` work-items fits a compute unit shows at the launch
+    /// (`launch_together`): NVIDIA's driver reports a kernel work-group size of 256 for
+    /// every kernel, even a one-line one, and launches groups of 1024 all the same
+    /// (H200, driver 580), so that query cannot say. None where the program was built
+    /// without the kernel (other platforms).
+    fn groups_together(
+        &self,
+        program: &OpenClProgram,
+        _name: &str,
+        group: usize,
+    ) -> Result<Option<usize>> {
+        if !self.resident_rounds || gpu::define(&program.options, "RESIDENT_ROUNDS") != Some(1) {
+            return Ok(None);
+        }
+        let largest = self
+            .device
+            .max_work_group_size()
+            .map_err(|e| self.cl_error("clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)", e))?;
+        let units = self
+            .device
+            .max_compute_units()
+            .map_err(|e| self.cl_error("clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS)", e))?;
+        Ok((group > 0 && group <= largest).then_some(units as usize))
+    }
+
+    /// False where the driver refuses the group as too large for the kernel's
+    /// resources (nothing was launched).
+    fn launch_together(
+        &self,
+        program: &OpenClProgram,
+        name: &str,
+        groups: usize,
+        group: usize,
+        args: &[Arg<Self>],
+    ) -> Result<bool> {
+        use opencl3::error_codes::{CL_INVALID_WORK_GROUP_SIZE, CL_OUT_OF_RESOURCES};
+        self.with_kernel(program, name, |kernel| {
+            match self.launch_kernel(kernel, name, groups, group, args)? {
+                Ok(()) => Ok(true),
+                Err(ClError(CL_INVALID_WORK_GROUP_SIZE | CL_OUT_OF_RESOURCES)) => Ok(false),
+                Err(e) => Err(self.cl_error(&format!("launching {name}"), e)),
+            }
+        })
+    }
+
+    fn finish(&self) -> Result<()> {
+        let marked = Recycler::mark(&self.recycler);
+        self.queue
+            .finish()
+            .map_err(|e| self.cl_error("clFinish", e))?;
+        Recycler::done(&self.recycler, marked);
+        Ok(())
+    }
+}
+
+impl OpenClDevice {
+    /// Runs `work` on the program's kernel `name`, created on first use, with the cache
+    /// locked (so that concurrent launches of one kernel cannot mix their arguments).
+    fn with_kernel<R>(
+        &self,
+        program: &OpenClProgram,
+        name: &str,
+        work: impl FnOnce(&Kernel) -> Result<R>,
+    ) -> Result<R> {
         let mut kernels = program
             .kernels
             .lock()
@@ -542,7 +654,19 @@ impl gpu::Device for OpenClDevice {
                 Kernel::create(&program.program, name).map_err(|e| self.cl_error(name, e))?;
             kernels.insert(name.to_string(), kernel);
         }
-        let kernel = &kernels[name];
+        work(&kernels[name])
+    }
+
+    /// Sets `kernel`'s arguments, enqueues it and clears its buffer arguments; the
+    /// enqueue's own outcome is the inner result.
+    fn launch_kernel(
+        &self,
+        kernel: &Kernel,
+        name: &str,
+        groups: usize,
+        group: usize,
+        args: &[Arg<Self>],
+    ) -> Result<std::result::Result<(), ClError>> {
         for (index, arg) in args.iter().enumerate() {
             let index = index as u32;
             // SAFETY: each value has the size and representation of the OpenCL
@@ -559,7 +683,7 @@ impl gpu::Device for OpenClDevice {
         }
         // SAFETY: every argument was set above and the buffers they name are alive
         // until the queue finishes (callers keep them until a blocking read or finish).
-        unsafe {
+        let enqueued = unsafe {
             self.queue.enqueue_nd_range_kernel(
                 kernel.get(),
                 1,
@@ -568,8 +692,7 @@ impl gpu::Device for OpenClDevice {
                 [group].as_ptr(),
                 &[],
             )
-        }
-        .map_err(|e| self.cl_error(&format!("launching {name}"), e))?;
+        };
         // The enqueued command has its arguments; clear the buffer arguments of the
         // cached kernel object so that no implementation keeps those buffers alive.
         for (index, arg) in args.iter().enumerate() {
@@ -583,13 +706,7 @@ impl gpu::Device for OpenClDevice {
                 })?;
             }
         }
-        Ok(())
-    }
-
-    fn finish(&self) -> Result<()> {
-        self.queue
-            .finish()
-            .map_err(|e| self.cl_error("clFinish", e))
+        Ok(enqueued.map(|_| ()))
     }
 }
 
