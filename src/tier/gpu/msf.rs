@@ -556,12 +556,20 @@ impl<D: Device> Run<'_, D> {
                 })?;
                 let mut lowest = 0;
                 for &highest in thresholds {
-                    self.edge_centric(&mut phase, &parent, lowest, highest)?;
+                    crate::profile::span("gpu msf: light phases", || {
+                        self.edge_centric(&mut phase, &parent, lowest, highest)
+                    })?;
                     // The next phase's first round then finds every root in one step.
                     self.launch("uf_flatten", n, &[parent.arg(), Arg::U32(n as u32)])?;
                     lowest = highest + 1;
                 }
-                self.edge_centric(&mut phase, &parent, lowest, u64::MAX)?;
+                crate::profile::span("gpu msf: last phase", || {
+                    self.edge_centric(&mut phase, &parent, lowest, u64::MAX)
+                })?;
+                // Released before the work that uses them is done (OpenCL may wait).
+                crate::profile::span("gpu msf: release the phases' buffers", || {
+                    drop((parent, phase))
+                });
             }
         }
         crate::profile::span("gpu msf: wait for the device", || tier.finish())
@@ -646,7 +654,9 @@ impl<D: Device> Run<'_, D> {
                 let Some(front) = unread.front_mut() else {
                     break;
                 };
-                let Some(length) = tier.poll(front, wait)? else {
+                let Some(length) =
+                    crate::profile::span("gpu msf: worklist lengths", || tier.poll(front, wait))?
+                else {
                     break;
                 };
                 unread.pop_front();
@@ -691,7 +701,10 @@ impl<D: Device> Run<'_, D> {
         if together.is_none() {
             let knobs = super::knobs();
             let group = knobs.resident_group;
-            *together = Some(match tier.groups_together(self.program, NAME, group)? {
+            let fit = crate::profile::span("gpu msf: rounds together, groups query", || {
+                tier.groups_together(self.program, NAME, group)
+            })?;
+            *together = Some(match fit {
                 None => None,
                 Some(fit) => {
                     let wanted = knobs.resident_groups_per_unit * tier.settings.compute_units;
@@ -718,8 +731,9 @@ impl<D: Device> Run<'_, D> {
         args.extend(best.args());
         args.extend(together.next_best.args());
         args.extend([self.in_forest.arg()]);
-        let launched =
-            tier.launch_together(self.program, NAME, together.groups, together.group, &args)?;
+        let launched = crate::profile::span("gpu msf: rounds together, launch", || {
+            tier.launch_together(self.program, NAME, together.groups, together.group, &args)
+        })?;
         if !launched {
             // Launches per round from here on, in this phase and the next ones.
             *slot = Some(None);
