@@ -4,7 +4,7 @@
 # compared.
 #
 #   bash benches/gpu_vs_ecl.sh --ecl ECL_CHECKOUT [--gpumst BIN] [--data DIR] [--work DIR]
-#                              [--repeat R] [--graphs "NY BAY grid random rmat"]
+#                              [--repeat R] [--graphs "NY BAY grid random rmat"] [--opencl]
 #
 # ECL_CHECKOUT is a checkout of github.com/burtscher/ECL-MST (fetch it; this repository
 # holds none of its code). Its source/ECL-MST_10.cu is copied to WORK, patched there and
@@ -19,7 +19,10 @@
 # `--device-inputs` adds the call on the same graph already in device memory, forest
 # ids written to device memory (`dev_e2e_ms`, and its ratio to the compute time
 # `dev_e2e/compute`; `dev_e2e_total_ms` also brings the forest's weights over for its
-# total), its forest checked against the host call's.
+# total), its forest checked against the host call's. `--opencl` adds the OpenCL tier
+# on the same GPU (`--backend opencl`, NVIDIA's platform): its compute time
+# (`opencl_compute_ms`, the median run's) and its ratio to the CUDA tier's
+# (`opencl/cuda`), its forest weight compared too.
 #
 # Graphs (benches/table_graphs.sh): NY and BAY road networks from DATA (default
 # ../shared/data, *.gr.xz), converted; grid 2048x2048, uniform random 2^22 vertices /
@@ -28,7 +31,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="$ROOT/target/release/gpumst" data="$ROOT/../shared/data" work="$ROOT/target/gpu-vs-ecl"
-ecl="" repeat=7 graphs="NY BAY grid random rmat"
+ecl="" repeat=7 graphs="NY BAY grid random rmat" opencl=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --ecl) ecl=$2; shift 2 ;;
@@ -37,7 +40,8 @@ while [ $# -gt 0 ]; do
     --work) work=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
     --graphs) graphs=$2; shift 2 ;;
-    *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    --opencl) opencl=1; shift ;;
+    *) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
     esac
 done
 [ -n "$ecl" ] && [ -f "$ecl/source/ECL-MST_10.cu" ] || {
@@ -58,7 +62,9 @@ nvcc -O3 -arch=native -o "$work/ecl-mst" "$work/ECL-MST_10.cu"
 source "$ROOT/benches/table_graphs.sh"
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-printf 'graph\tarcs\tecl_ms\tgpumst_compute_ms\tratio\tgpumst_event_ms\tend_to_end_ms\tupload_ms\tdownload_ms\tdev_e2e_ms\tdev_e2e/compute\tdev_e2e_total_ms\tload_ms\tfile_MB\tweights\n'
+printf 'graph\tarcs\tecl_ms\tgpumst_compute_ms\tratio\tgpumst_event_ms\tend_to_end_ms\tupload_ms\tdownload_ms\tdev_e2e_ms\tdev_e2e/compute\tdev_e2e_total_ms\tload_ms\tfile_MB\tweights'
+[ "$opencl" = 1 ] && printf '\topencl_compute_ms\topencl/cuda'
+printf '\n'
 for g in $graphs; do
     file=$(table_graph "$g" "$bin" "$data" "$work")
     cat "$file" >/dev/null # into the page cache
@@ -71,17 +77,23 @@ for g in $graphs; do
         echo "$out" | grep -q "all good" || { echo "gpu_vs_ecl: ECL-MST's own check failed on $g" >&2; echo "$out" >&2; }
     done
     ours=$("$bin" msf "$file" --backend cuda --repeat "$repeat" --json --device-inputs)
-    python3 - "$g" "$ecl_weight" "$ours" "${ecl_runs[@]}" <<'PY'
+    cl="{}"
+    [ "$opencl" = 1 ] && cl=$("$bin" msf "$file" --backend opencl --repeat "$repeat" --json)
+    python3 - "$g" "$ecl_weight" "$ours" "$cl" "${ecl_runs[@]}" <<'PY'
 import json, statistics, sys
-g, ecl_weight, ours, ecl = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), [float(x) for x in sys.argv[4:]]
+g, ecl_weight, ours, cl = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
+ecl = [float(x) for x in sys.argv[5:]]
 t = ours["timings_ms"]
 ecl_ms = statistics.median(ecl)
 same = "equal" if str(ours["total_weight"]) == ecl_weight else f"DIFFER ({ours['total_weight']} vs {ecl_weight})"
+if cl and cl["total_weight"] != ours["total_weight"]:
+    same += f"; OpenCL's DIFFERS ({cl['total_weight']})"
 event = ours.get("device_event_compute_ms")
 d = ours["device_inputs"]
 print(f"{g}\t{2 * ours['edges']}\t{ecl_ms:.3f}\t{t['compute']:.3f}\t{t['compute'] / ecl_ms:.2f}\t"
       f"{event if event is None else round(event, 3)}\t{t['end_to_end']:.2f}\t{t['upload']:.2f}\t"
       f"{t['download']:.2f}\t{d['end_to_end_ms']:.3f}\t{d['end_to_end_ms'] / t['compute']:.2f}\t"
-      f"{d['end_to_end_with_total_weight_ms']:.3f}\t{t['load']:.1f}\t{ours['file_bytes'] / 1e6:.1f}\t{same}")
+      f"{d['end_to_end_with_total_weight_ms']:.3f}\t{t['load']:.1f}\t{ours['file_bytes'] / 1e6:.1f}\t{same}"
+      + (f"\t{cl['timings_ms']['compute']:.3f}\t{cl['timings_ms']['compute'] / t['compute']:.2f}" if cl else ""))
 PY
 done
