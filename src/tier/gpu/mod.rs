@@ -167,6 +167,9 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     /// fault-injection tests), marked context-lost where the real one is.
     fn injected_error(&self, what: &str, fault: crate::testing::DriverFault) -> Error;
 
+    /// gpumst's use of the device's memory is capped from now on (the context's
+    /// option): a tier that keeps memory beyond what its buffers hold stops keeping it.
+    fn memory_limited(&self) {}
     /// Runs `work` and, where the device keeps its own clock for the queue (CUDA
     /// events), returns the device time from its first command to its last, in ms.
     fn time<R>(&self, work: impl FnOnce() -> Result<R>) -> Result<(R, Option<f64>)> {
@@ -486,6 +489,7 @@ impl<D: Device> Gpu<D> {
         if bytes > 0 {
             self.settings.global_memory = self.settings.global_memory.min(bytes);
             self.settings.max_allocation = self.settings.max_allocation.min(bytes);
+            self.device.memory_limited();
         }
     }
 

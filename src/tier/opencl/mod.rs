@@ -51,7 +51,7 @@ const PREFERRED_GROUP: usize = 256;
 mod recycle;
 
 /// Bytes of dropped buffers kept for reuse: a sixteenth of the device's memory, at
-/// most 512 MiB.
+/// most 512 MiB (none where gpumst's use of the device is capped: the cap holds).
 fn recycle_limit(global_memory: u64) -> usize {
     (global_memory / 16).min(512 << 20) as usize
 }
@@ -257,7 +257,12 @@ pub(crate) fn open(index: u32) -> Result<OpenClTier> {
         nv_shuffle,
         resident_rounds,
         device,
-        recycler: Recycler::new(recycle_limit(settings.global_memory)),
+        // A capped device (the test knob) keeps no buffers beyond the cap.
+        recycler: Recycler::new(if limit == u64::MAX {
+            recycle_limit(settings.global_memory)
+        } else {
+            0
+        }),
     };
     Ok(Gpu::new(device, settings))
 }
@@ -624,6 +629,10 @@ impl gpu::Device for OpenClDevice {
                 Err(e) => Err(self.cl_error(&format!("launching {name}"), e)),
             }
         })
+    }
+
+    fn memory_limited(&self) {
+        Recycler::keep_none(&self.recycler);
     }
 
     fn finish(&self) -> Result<()> {

@@ -97,6 +97,14 @@ impl Recycler {
         true
     }
 
+    /// Keeps no buffers from now on (releasing those free now).
+    pub(crate) fn keep_none(this: &Arc<Mutex<Recycler>>) {
+        if let Ok(mut recycler) = this.lock() {
+            recycler.limit = 0;
+            recycler.make_room(0);
+        }
+    }
+
     /// The number of buffers dropped so far: pass it to `done` once a blocking call
     /// issued after this returns.
     pub(crate) fn mark(this: &Arc<Mutex<Recycler>>) -> u64 {
@@ -115,6 +123,8 @@ impl Recycler {
             for (_, bytes, buffer) in free {
                 recycler.ready.entry(bytes).or_default().push(buffer);
             }
+            // Over the limit only where it was lowered meanwhile (keep_none).
+            recycler.make_room(0);
         }
     }
 }
@@ -226,5 +236,15 @@ mod tests {
         // Over the size kept at all: its own buffer, released when dropped.
         let huge = Recycler::alloc(&recycler, LARGEST + 1, create).unwrap();
         assert!(huge.home.is_none());
+        // A capped context keeps nothing, also of what was pending when capped.
+        let last = Recycler::alloc(&recycler, 100, create).unwrap();
+        drop(last);
+        Recycler::keep_none(&recycler);
+        let marked = Recycler::mark(&recycler);
+        Recycler::done(&recycler, marked);
+        assert_eq!(recycler.lock().unwrap().held, 0);
+        let made_before = made.get();
+        drop(Recycler::alloc(&recycler, 100, create).unwrap());
+        assert_eq!(made.get(), made_before + 1);
     }
 }
