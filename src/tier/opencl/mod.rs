@@ -50,8 +50,8 @@ const PREFERRED_GROUP: usize = 256;
 
 mod recycle;
 
-/// Bytes of dropped buffers kept for reuse: a sixteenth of the device's memory, at
-/// most 512 MiB (none where gpumst's use of the device is capped: the cap holds).
+/// Bytes of dropped buffers a GPU keeps for reuse: a sixteenth of the device's memory,
+/// at most 512 MiB (none where gpumst's use of the device is capped: the cap holds).
 fn recycle_limit(global_memory: u64) -> usize {
     (global_memory / 16).min(512 << 20) as usize
 }
@@ -257,12 +257,16 @@ pub(crate) fn open(index: u32) -> Result<OpenClTier> {
         nv_shuffle,
         resident_rounds,
         device,
-        // A capped device (the test knob) keeps no buffers beyond the cap.
-        recycler: Recycler::new(if limit == u64::MAX {
-            recycle_limit(settings.global_memory)
-        } else {
-            0
-        }),
+        // Only GPUs keep buffers: a CPU device's cost little to make, and its kept
+        // ones would be the process's memory. A capped device (the test knob) keeps
+        // none beyond the cap.
+        recycler: Recycler::new(
+            if probe::opencl_kind(entry.kind) == "gpu" && limit == u64::MAX {
+                recycle_limit(settings.global_memory)
+            } else {
+                0
+            },
+        ),
     };
     Ok(Gpu::new(device, settings))
 }
