@@ -281,7 +281,7 @@ __kernel void ec_choose(__global const uint* worklist, __global const uint* wl_r
 // CUDA's cooperative launch promises the residency. OpenCL promises none; the host
 // builds this kernel (-DRESIDENT_ROUNDS=1) only on NVIDIA's OpenCL platform for GPUs,
 // whose work-groups are the same hardware blocks, and launches one group per compute
-// unit only where the kernel's work-group size fits a compute unit (opencl/mod.rs).
+// unit, or launches per round where the driver refuses the group (opencl/mod.rs).
 
 // A fence across the device, ordering this work-item's global accesses before and
 // after it for every other work-group: CUDA's __threadfence; on NVIDIA's OpenCL the PTX

@@ -589,12 +589,12 @@ impl gpu::Device for OpenClDevice {
     /// launch at once, as no other kernel runs beside it (the tier's kernels go to one
     /// in-order queue, its second queue only copies, and other contexts' kernels take
     /// turns with this context's; under MPS another process's groups may hold a
-    /// multiprocessor, and ours there start when those end). Whether
-    /// a group of `group` work-items fits a compute unit shows at the launch
-    /// (`launch_together`): NVIDIA's driver reports a kernel work-group size of 256 for
-    /// every kernel, even a one-line one, and launches groups of 1024 all the same
-    /// (H200, driver 580), so that query cannot say. None where the program was built
-    /// without the kernel (other platforms).
+    /// multiprocessor, and ours there start when those end). Whether a group of
+    /// `group` work-items fits a compute unit shows at the launch (`launch_together`):
+    /// NVIDIA's driver reports a kernel work-group size of 256 for every kernel, even a
+    /// one-line one, and launches groups of 1024 all the same (H200, driver 580), so
+    /// that query cannot say. None where the program was built without the kernel
+    /// (other platforms).
     fn groups_together(
         &self,
         program: &OpenClProgram,
