@@ -55,14 +55,15 @@ impl Recycler {
         }))
     }
 
-    /// A buffer of `bytes` bytes: one kept from before, or a new one from `create`.
+    /// A buffer of `bytes` bytes: one kept from before, or a new one from `create`
+    /// (tried again after releasing every free kept buffer, if it fails).
     pub(crate) fn alloc<E>(
         this: &Arc<Mutex<Recycler>>,
         bytes: usize,
-        create: impl FnOnce(usize) -> Result<Buffer<u8>, E>,
+        mut create: impl FnMut(usize) -> Result<Buffer<u8>, E>,
     ) -> Result<ClMemory, E> {
         if bytes > LARGEST {
-            return create(bytes).map(ClMemory::own);
+            return Self::create_or_make_room(this, bytes, &mut create).map(ClMemory::own);
         }
         let kept = this.lock().ok().and_then(|mut recycler| {
             let buffer = recycler.ready.get_mut(&bytes)?.pop()?;
@@ -71,11 +72,35 @@ impl Recycler {
         });
         let buffer = match kept {
             Some(buffer) => buffer,
-            None => create(bytes)?,
+            None => Self::create_or_make_room(this, bytes, &mut create)?,
         };
         Ok(ClMemory {
             buffer: ManuallyDrop::new(buffer),
             home: Some((this.clone(), bytes)),
+        })
+    }
+
+    /// A new buffer from `create`; where that fails and kept buffers are free, they are
+    /// released and `create` is tried once more (the memory may be theirs).
+    fn create_or_make_room<E>(
+        this: &Arc<Mutex<Recycler>>,
+        bytes: usize,
+        create: &mut impl FnMut(usize) -> Result<Buffer<u8>, E>,
+    ) -> Result<Buffer<u8>, E> {
+        create(bytes).or_else(|e| {
+            let released = this.lock().is_ok_and(|mut recycler| {
+                let free = recycler.ready.values().map(Vec::len).sum::<usize>();
+                let limit = recycler.limit;
+                recycler.limit = 0;
+                recycler.make_room(0);
+                recycler.limit = limit;
+                free > 0
+            });
+            if released {
+                create(bytes)
+            } else {
+                Err(e)
+            }
         })
     }
 
@@ -199,7 +224,11 @@ mod tests {
             return;
         };
         let made = Cell::new(0);
+        let refuse_next = Cell::new(false);
         let create = |bytes: usize| {
+            if refuse_next.replace(false) {
+                return Err(opencl3::error_codes::ClError(-4)); // out of memory
+            }
             made.set(made.get() + 1);
             // SAFETY: no host pointer is passed (null with flags that do not use one).
             unsafe {
@@ -236,6 +265,17 @@ mod tests {
         // Over the size kept at all: its own buffer, released when dropped.
         let huge = Recycler::alloc(&recycler, LARGEST + 1, create).unwrap();
         assert!(huge.home.is_none());
+        // A refused creation releases the free kept buffers and tries once more...
+        let marked = Recycler::mark(&recycler);
+        Recycler::done(&recycler, marked);
+        assert!(recycler.lock().unwrap().held > 0);
+        refuse_next.set(true);
+        let retried = Recycler::alloc(&recycler, 300, create).unwrap();
+        assert_eq!(recycler.lock().unwrap().held, 0);
+        // ...and with none to release, the refusal is the answer.
+        refuse_next.set(true);
+        assert!(Recycler::alloc(&recycler, 300, create).is_err());
+        drop(retried);
         // A capped context keeps nothing, also of what was pending when capped.
         let last = Recycler::alloc(&recycler, 100, create).unwrap();
         drop(last);
