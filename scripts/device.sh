@@ -152,18 +152,21 @@ test_there() {
     return $status
 }
 
-# The CUDA tier's own checks (the shared suites above already ran on it).
+# The CUDA tier's own checks (the shared suites above already ran on it), and the
+# one-launch switch on both GPU tiers.
 cuda_tests_there() {
     local status=0
     {
         echo "== CUDA: primitives with the reduce-then-scan scan"
         GPUMST_CUDA_SCAN=reduce-then-scan timeout -k 5 120 "$CARRY/bin/primitives" 2>&1 | tail -3 || status=1
-        # `auto` runs a phase's rounds in one cooperative launch from 2^20 edges; the
-        # suite's graphs are smaller, so it runs again with launches per round only, and
-        # with a switch to the one launch after some rounds.
-        for below in 0 1000; do
-            echo "== CUDA: conformance with GPUMST_GPU_RESIDENT_BELOW=$below"
-            GPUMST_TEST_TIERS=cuda GPUMST_GPU_RESIDENT_BELOW=$below timeout -k 5 200 "$CARRY/bin/conformance" 2>&1 | tail -3 || status=1
+        # `auto` runs a phase's rounds in one launch from 2^20 edges (CUDA, and OpenCL
+        # on NVIDIA's platform); the suite's graphs are smaller, so it runs again with
+        # launches per round only, and with a switch to the one launch after some rounds.
+        for tier in cuda opencl; do
+            for below in 0 1000; do
+                echo "== $tier: conformance with GPUMST_GPU_RESIDENT_BELOW=$below"
+                GPUMST_TEST_TIERS=$tier GPUMST_GPU_RESIDENT_BELOW=$below timeout -k 5 240 "$CARRY/bin/conformance" 2>&1 | tail -3 || status=1
+            done
         done
         echo "== CUDA: out-of-memory paths (device memory capped at 1 MB)"
         GPUMST_CUDA_MEMORY_LIMIT=1000000 timeout -k 5 60 "$CARRY/bin/conformance" out_of_device_memory --nocapture 2>&1 | grep -E "tier|test result" || status=1
