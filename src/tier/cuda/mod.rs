@@ -504,8 +504,6 @@ impl Drop for InFlight {
 pub(crate) struct CudaDevice {
     context: Arc<Context>,
     name: String,
-    /// Multiprocessors, for occupancy queries.
-    units: usize,
     /// Whether the device takes cooperative launches (`launch_together`).
     cooperative: bool,
 }
@@ -534,9 +532,9 @@ impl Drop for CudaMemory {
 pub(crate) struct CudaModule {
     module: sys::CUmodule,
     functions: Mutex<HashMap<String, sys::CUfunction>>,
-    /// Blocks per multiprocessor by kernel and block size (`groups_together` asks on
+    /// Blocks per multiprocessor by kernel and block size (`groups_per_unit_together` asks on
     /// every MSF call; the driver's answer does not change).
-    occupancy: Mutex<HashMap<(String, usize), usize>>,
+    occupancy: Mutex<HashMap<String, HashMap<usize, usize>>>,
     context: Arc<Context>,
     /// The options it was built with (from the bundle).
     options: &'static str,
@@ -691,7 +689,6 @@ pub(crate) fn open(index: u32, adopted: usize) -> Result<CudaTier> {
     let device = CudaDevice {
         context,
         name,
-        units,
         cooperative,
     };
     Ok(Gpu::new(device, settings))
@@ -1328,7 +1325,7 @@ impl gpu::Device for CudaDevice {
             .map(|_| ())
     }
 
-    fn groups_together(
+    fn groups_per_unit_together(
         &self,
         program: &CudaModule,
         name: &str,
@@ -1341,8 +1338,7 @@ impl gpu::Device for CudaDevice {
             .occupancy
             .lock()
             .map_err(|_| Error::internal("the CUDA occupancy cache was poisoned"))?;
-        let key = (name.to_string(), group);
-        let per_unit = match known.get(&key) {
+        let per_unit = match known.get(name).and_then(|sizes| sizes.get(&group)) {
             Some(&per_unit) => per_unit,
             None => {
                 self.context.bind()?;
@@ -1360,11 +1356,14 @@ impl gpu::Device for CudaDevice {
                 .result()
                 .map_err(self.err("cuOccupancyMaxActiveBlocksPerMultiprocessor"))?;
                 let per_unit = per_unit.max(0) as usize;
-                known.insert(key, per_unit);
+                known
+                    .entry(name.to_string())
+                    .or_default()
+                    .insert(group, per_unit);
                 per_unit
             }
         };
-        Ok((per_unit > 0).then_some(per_unit * self.units))
+        Ok((per_unit > 0).then_some(per_unit))
     }
 
     fn launch_together(

@@ -129,11 +129,12 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
         group: usize,
         args: &[Arg<Self>],
     ) -> Result<()>;
-    /// How many work-groups of `group` work-items of kernel `name` the device holds at
-    /// once, for a launch whose groups wait for one another (`launch_together`); None
-    /// where the tier cannot launch so (OpenCL promises nothing of the kind; NVIDIA's
-    /// platform keeps it in practice, and only there does the OpenCL tier say yes).
-    fn groups_together(
+    /// How many work-groups of `group` work-items of kernel `name` each compute unit
+    /// holds at once, for a launch whose groups wait for one another
+    /// (`launch_together`); None where the tier cannot launch so (OpenCL promises
+    /// nothing of the kind; NVIDIA's platform keeps it in practice, and only there does
+    /// the OpenCL tier say yes).
+    fn groups_per_unit_together(
         &self,
         _program: &Self::Program,
         _name: &str,
@@ -141,7 +142,7 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     ) -> Result<Option<usize>> {
         Ok(None)
     }
-    /// Launches `groups` work-groups that all run at once (at most `groups_together`),
+    /// Launches `groups` work-groups that all run at once (at most what `groups_per_unit_together` allows),
     /// so that they may wait for one another (CUDA's cooperative launch; a plain launch
     /// on NVIDIA's OpenCL); false when the driver found that they do not fit after all
     /// (nothing was launched).
@@ -645,16 +646,18 @@ impl<D: Device> Gpu<D> {
         })
     }
 
-    /// See [`Device::groups_together`].
+    /// How many work-groups of `group` work-items of kernel `name` the device holds at
+    /// once (see [`Device::groups_per_unit_together`]).
     fn groups_together(
         &self,
         program: &D::Program,
         name: &str,
         group: usize,
     ) -> Result<Option<usize>> {
-        self.driver("an occupancy query", || {
-            self.device.groups_together(program, name, group)
-        })
+        let per_unit = self.driver("an occupancy query", || {
+            self.device.groups_per_unit_together(program, name, group)
+        })?;
+        Ok(per_unit.map(|per_unit| per_unit * self.settings.compute_units))
     }
 
     /// See [`Device::launch_together`].

@@ -155,10 +155,10 @@ pub(crate) struct OpenClDevice {
     /// Work-group scans use warp shuffles through inline PTX (NVIDIA GPUs only).
     nv_shuffle: bool,
     /// The MSF program holds `ec_rounds`, whose work-groups wait for one another
-    /// (NVIDIA GPUs only; see `groups_together`).
+    /// (NVIDIA GPUs only; see `groups_per_unit_together`).
     resident_rounds: bool,
-    /// For kernel and device queries.
-    device: Device,
+    /// The device's largest work-group (`CL_DEVICE_MAX_WORK_GROUP_SIZE`).
+    largest_group: usize,
     /// Buffers kept after use for later allocations (recycle.rs).
     recycler: Arc<Mutex<Recycler>>,
 }
@@ -256,7 +256,7 @@ pub(crate) fn open(index: u32) -> Result<OpenClTier> {
         name,
         nv_shuffle,
         resident_rounds,
-        device,
+        largest_group: max_group,
         // Only GPUs keep buffers: a CPU device's cost little to make, and its kept
         // ones would be the process's memory. A capped device (the test knob) keeps
         // none beyond the cap.
@@ -579,10 +579,8 @@ impl gpu::Device for OpenClDevice {
         group: usize,
         args: &[Arg<Self>],
     ) -> Result<()> {
-        self.with_kernel(program, name, |kernel| {
-            self.launch_kernel(kernel, name, groups, group, args)?
-                .map_err(|e| self.cl_error(&format!("launching {name}"), e))
-        })
+        self.enqueue(program, name, groups, group, args, &[])
+            .map(|_| ())
     }
 
     /// One work-group per compute unit: NVIDIA's hardware then runs every group of the
@@ -594,25 +592,15 @@ impl gpu::Device for OpenClDevice {
     /// NVIDIA's driver reports a kernel work-group size of 256 for every kernel, even a
     /// one-line one, and launches groups of 1024 all the same (H200, driver 580), so
     /// that query cannot say. None where the program was built without the kernel
-    /// (other platforms).
-    fn groups_together(
+    /// (other platforms, where `resident_rounds` is false).
+    fn groups_per_unit_together(
         &self,
         program: &OpenClProgram,
         _name: &str,
         group: usize,
     ) -> Result<Option<usize>> {
-        if !self.resident_rounds || gpu::define(&program.options, "RESIDENT_ROUNDS") != Some(1) {
-            return Ok(None);
-        }
-        let largest = self
-            .device
-            .max_work_group_size()
-            .map_err(|e| self.cl_error("clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)", e))?;
-        let units = self
-            .device
-            .max_compute_units()
-            .map_err(|e| self.cl_error("clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS)", e))?;
-        Ok((group > 0 && group <= largest).then_some(units as usize))
+        let built = gpu::define(&program.options, "RESIDENT_ROUNDS") == Some(1);
+        Ok((built && group > 0 && group <= self.largest_group).then_some(1))
     }
 
     /// False where the driver refuses the group as too large for the kernel's
@@ -626,13 +614,8 @@ impl gpu::Device for OpenClDevice {
         args: &[Arg<Self>],
     ) -> Result<bool> {
         use opencl3::error_codes::{CL_INVALID_WORK_GROUP_SIZE, CL_OUT_OF_RESOURCES};
-        self.with_kernel(program, name, |kernel| {
-            match self.launch_kernel(kernel, name, groups, group, args)? {
-                Ok(()) => Ok(true),
-                Err(ClError(CL_INVALID_WORK_GROUP_SIZE | CL_OUT_OF_RESOURCES)) => Ok(false),
-                Err(e) => Err(self.cl_error(&format!("launching {name}"), e)),
-            }
-        })
+        let too_large = [CL_INVALID_WORK_GROUP_SIZE, CL_OUT_OF_RESOURCES];
+        self.enqueue(program, name, groups, group, args, &too_large)
     }
 
     fn memory_limited(&self) {
@@ -668,6 +651,26 @@ impl OpenClDevice {
             kernels.insert(name.to_string(), kernel);
         }
         work(&kernels[name])
+    }
+
+    /// Launches kernel `name`; false where the driver refused the enqueue with one of
+    /// the `declined` codes (nothing was launched), any other refusal an error.
+    fn enqueue(
+        &self,
+        program: &OpenClProgram,
+        name: &str,
+        groups: usize,
+        group: usize,
+        args: &[Arg<Self>],
+        declined: &[i32],
+    ) -> Result<bool> {
+        self.with_kernel(program, name, |kernel| {
+            match self.launch_kernel(kernel, name, groups, group, args)? {
+                Ok(()) => Ok(true),
+                Err(ClError(code)) if declined.contains(&code) => Ok(false),
+                Err(e) => Err(self.cl_error(&format!("launching {name}"), e)),
+            }
+        })
     }
 
     /// Sets `kernel`'s arguments, enqueues it and clears its buffer arguments; the

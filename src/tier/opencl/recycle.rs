@@ -88,20 +88,25 @@ impl Recycler {
         create: &mut impl FnMut(usize) -> Result<Buffer<u8>, E>,
     ) -> Result<Buffer<u8>, E> {
         create(bytes).or_else(|e| {
-            let released = this.lock().is_ok_and(|mut recycler| {
-                let free = recycler.ready.values().map(Vec::len).sum::<usize>();
-                let limit = recycler.limit;
-                recycler.limit = 0;
-                recycler.make_room(0);
-                recycler.limit = limit;
-                free > 0
-            });
-            if released {
+            let released = this
+                .lock()
+                .map_or(0, |mut recycler| recycler.release_free());
+            if released > 0 {
                 create(bytes)
             } else {
                 Err(e)
             }
         })
+    }
+
+    /// Releases every free kept buffer (not the pending ones); how many.
+    fn release_free(&mut self) -> usize {
+        let mut released = 0;
+        for (size, kept) in self.ready.drain() {
+            self.held -= size * kept.len();
+            released += kept.len();
+        }
+        released
     }
 
     /// Releases kept buffers until `bytes` more fit under the limit; whether they do.
@@ -126,7 +131,7 @@ impl Recycler {
     pub(crate) fn keep_none(this: &Arc<Mutex<Recycler>>) {
         if let Ok(mut recycler) = this.lock() {
             recycler.limit = 0;
-            recycler.make_room(0);
+            recycler.release_free();
         }
     }
 
