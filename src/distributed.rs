@@ -457,7 +457,7 @@ fn distributed_msf<W: RankWeight>(
                     (0..forest.len()).into_par_iter().map(|p| p as u64),
                     "the forest's positions",
                 )?;
-                msf::forest_of(&forest.view().graph(n), options, positions, tier)
+                msf::forest_of(&forest.view().graph(n), options, positions, None, tier)
             })
             .map(|whole| {
                 Some(Forest {

@@ -958,6 +958,34 @@ __kernel void rs_write_ids(__global const uchar* in_forest, uint edges,
             ids[slot++] = first + k;
 }
 
+// block_sums[g] = the sum of the 32-bit weights of block g's chosen edges (blocks as in
+// rs_count_chosen), as a 64-bit word: sign-extended where `is_signed`, so that adding the
+// words with wrap-around gives the signed sum. A block has at most 16 Ki edges, so its
+// sum cannot overflow 64 bits; the host adds the blocks exactly.
+__kernel void rs_chosen_weight_sums(__global const uchar* in_forest, uint edges,
+                                    __global const uint* weights, uint is_signed,
+                                    __global ulong* block_sums) {
+    __local ulong sums[WG];
+    ulong first = (ulong)get_global_id(0) * IDS_PER_ITEM;
+    ulong sum = 0;
+    for (uint k = 0; k < IDS_PER_ITEM; k++) {
+        if (first + k < edges && in_forest[first + k]) {
+            uint w = weights[first + k];
+            sum += is_signed ? (ulong)(long)(int)w : (ulong)w;
+        }
+    }
+    uint lid = get_local_id(0);
+    sums[lid] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint stride = WG / 2; stride > 0; stride >>= 1) {
+        if (lid < stride)
+            sums[lid] += sums[lid + stride];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0)
+        block_sums[get_group_id(0)] = sums[0];
+}
+
 // The weights of the forest's edges, in its order (the host sums them as it does its
 // own forests, so totals match bit for bit): `wide` selects 8-byte weights.
 __kernel void rs_forest_weights(__global const uint* weights, __global const ulong* ids,

@@ -214,8 +214,12 @@ pub(crate) fn minimum_spanning_forest(
     solver: Solver<'_>,
 ) -> Result<Forest> {
     let weights = weights_used(graph, options);
-    let (edges, device_timings) = match across_devices::solve(graph, options, solver)? {
-        Some(split) => (split.edges, split.timings),
+    let solved = match across_devices::solve(graph, options, solver)? {
+        Some(split) => Solved {
+            edges: split.edges,
+            timings: split.timings,
+            total: None,
+        },
         None => {
             // A GPU tier checks an edge list's ends on the device (same messages),
             // unless the host runs the algorithm or renumbers the vertices first.
@@ -238,9 +242,17 @@ pub(crate) fn minimum_spanning_forest(
         }
     };
     Ok(Forest {
-        device_timings,
-        ..forest_of(graph, options, edges, solver.tier())?
+        device_timings: solved.timings,
+        ..forest_of(graph, options, solved.edges, solved.total, solver.tier())?
     })
+}
+
+/// An algorithm's run: the forest's edge ids (ascending), a GPU tier's timings, and the
+/// forest's total weight where the device added it up.
+struct Solved {
+    edges: Vec<u64>,
+    timings: Option<DeviceTimings>,
+    total: Option<TotalWeight>,
 }
 
 /// The graph's weights unless the options ask for an unweighted forest.
@@ -253,20 +265,25 @@ fn weights_used<'g>(graph: &Graph<'g>, options: &MsfOptions) -> Option<Weights<'
 }
 
 /// The forest of `graph` whose edge ids (ascending) are `edges`, with its total weight
-/// and, if `options` ask, its labels: the last step of every MSF call, also for a
-/// forest found otherwise (the MPI merges' result). `tier` is the tier to report.
+/// (`total` where the device found it) and, if `options` ask, its labels: the last
+/// step of every MSF call, also for a forest found otherwise (the MPI merges' result).
+/// `tier` is the tier to report.
 pub(crate) fn forest_of(
     graph: &Graph<'_>,
     options: &MsfOptions,
     edges: Vec<u64>,
+    total: Option<TotalWeight>,
     tier: Tier,
 ) -> Result<Forest> {
     let weights = weights_used(graph, options);
     let num_vertices = graph.num_vertices();
-    let total_weight = profile::span(
-        "total weight",
-        || with_weights!(weights, w => total_weight(w, &edges)),
-    );
+    let total_weight = match total {
+        Some(total) => total,
+        None => profile::span(
+            "total weight",
+            || with_weights!(weights, w => total_weight(w, &edges)),
+        ),
+    };
     let labels = options
         .labels
         .then(|| profile::span("labels", || component_labels(num_vertices, graph, &edges)))
@@ -292,7 +309,7 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
     ends: prepare::Endpoints<'_>,
     weights: Option<&[W]>,
     options: &MsfOptions,
-) -> Result<(Vec<u64>, Option<DeviceTimings>)> {
+) -> Result<Solved> {
     let m = ends.u.len();
     let algorithm = options.algorithm;
     let ids = ends.ids.as_deref();
@@ -319,7 +336,11 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
         let forest = profile::span("forest edge ids", || {
             chosen_ids(m, |e| positions[e] != 0, ids)
         })?;
-        return Ok((forest, Some(timings)));
+        return Ok(Solved {
+            edges: forest,
+            timings: Some(timings),
+            total: None,
+        });
     }
     // CSR weights are per entry: checked here (a NaN on a self-loop's entry counts
     // too), then taken by edge position.
@@ -339,6 +360,7 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
         algorithm,
         descending: options.maximum,
         forest_weights: false,
+        weight_sum: true,
         device_clock: true,
     };
     if in_partitions {
@@ -354,7 +376,11 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
             )
         })?;
         if let Some((positions, timings)) = solved {
-            return Ok((positions_to_ids(positions, ids), Some(timings)));
+            return Ok(Solved {
+                edges: positions_to_ids(positions, ids),
+                timings: Some(timings),
+                total: None,
+            });
         }
         // A partition's device found a bad edge, but it sees only its part: the host
         // names the first of the whole list, as one call does (a bad u anywhere before
@@ -382,9 +408,15 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
         resident::solve_host(tier, &edges, &work, device_adjacency)
     })?;
     match outcome {
-        ResidentOutcome::Forest { timings, .. } => {
-            Ok((positions_to_ids(positions, ids), Some(timings)))
-        }
+        ResidentOutcome::Forest {
+            timings,
+            weight_sum,
+            ..
+        } => Ok(Solved {
+            edges: positions_to_ids(positions, ids),
+            timings: Some(timings),
+            total: weight_sum.map(TotalWeight::Int),
+        }),
         ResidentOutcome::Invalid(finding) => {
             Err(on_device::finding_error(finding, ends.num_vertices, ids))
         }
@@ -399,14 +431,13 @@ fn positions_to_ids(positions: Vec<u64>, ids: Option<&[u64]>) -> Vec<u64> {
     }
 }
 
-/// Picks the narrowest priority type and runs the algorithm; returns the forest's
-/// edge ids (ascending) and, from a GPU tier, its timings.
+/// Runs the algorithm on `solver`'s tier.
 fn solve_typed<W: WeightKey + Element>(
     ends: prepare::Endpoints<'_>,
     weights: Option<&[W]>,
     options: &MsfOptions,
     solver: Solver<'_>,
-) -> Result<(Vec<u64>, Option<DeviceTimings>)> {
+) -> Result<Solved> {
     // Union-find over calloc'd memory costs nothing per isolated vertex; everything
     // else (vertex-centric algorithms, device buffers) works on the touched vertices.
     let ends = match (options.algorithm, solver) {
@@ -428,12 +459,13 @@ fn solve_typed<W: WeightKey + Element>(
     }
 }
 
-/// [`solve_typed`] on the CPU tier (and Kruskal everywhere).
+/// [`solve_typed`] on the CPU tier (and Kruskal everywhere), picking the narrowest
+/// priority type.
 fn solve_on_cpu<W: WeightKey>(
     ends: prepare::Endpoints<'_>,
     weights: Option<&[W]>,
     options: &MsfOptions,
-) -> Result<(Vec<u64>, Option<DeviceTimings>)> {
+) -> Result<Solved> {
     let m = ends.u.len();
     let order = prepare::KeyOrder::of(options);
     // Narrow priorities (half the memory traffic) when every key fits 32 bits, if need
@@ -452,7 +484,11 @@ fn solve_on_cpu<W: WeightKey>(
         Some(least) => solve::<u64>(ends, weights, options, least)?,
         None => solve::<u128>(ends, weights, options, 0)?,
     };
-    Ok((edges, None))
+    Ok(Solved {
+        edges,
+        timings: None,
+        total: None,
+    })
 }
 
 fn solve<P: Priority>(

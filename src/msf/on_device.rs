@@ -91,6 +91,7 @@ pub(crate) unsafe fn minimum_spanning_forest_on_device<D: Device>(
             algorithm: options.algorithm,
             descending: options.maximum,
             forest_weights: output.total_weight,
+            weight_sum: output.total_weight,
             // The device clock costs a wait of its own; this path reports the host's.
             device_clock: false,
         },
@@ -135,9 +136,13 @@ unsafe fn solve<D: Device, W: Element + WeightKey>(
         ResidentOutcome::Forest {
             count,
             weights,
+            weight_sum,
             timings,
         } => {
-            let total = weights.map(|w| sum_of_weights(w.len(), |i| w[i]));
+            let total = match weight_sum {
+                Some(sum) => Some(TotalWeight::Int(sum)),
+                None => weights.map(|w| sum_of_weights(w.len(), |i| w[i])),
+            };
             Ok((count, total, timings))
         }
         ResidentOutcome::Invalid(finding) => Err(finding_error(finding, edges.num_vertices, None)),

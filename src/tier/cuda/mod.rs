@@ -298,6 +298,28 @@ impl Drop for TransferRing {
     }
 }
 
+/// Copies `pieces` one after another into `to` (as long as they are together): on the
+/// calling thread when small (a fork and join of the pool costs more), else on all
+/// cores in slices that spread a few MB over every thread.
+fn copy_pieces(to: &mut [u8], pieces: &[&[u8]]) {
+    use rayon::prelude::*;
+    const SMALL: usize = 256 << 10;
+    let mut jobs = Vec::new();
+    let slice = (to.len() / (4 * rayon::current_num_threads())).clamp(64 << 10, 256 << 10);
+    let mut rest = to;
+    for piece in pieces {
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(piece.len());
+        rest = tail;
+        jobs.extend(head.chunks_mut(slice).zip(piece.chunks(slice)));
+    }
+    let total: usize = pieces.iter().map(|p| p.len()).sum();
+    if total <= SMALL {
+        jobs.into_iter().for_each(|(t, f)| t.copy_from_slice(f));
+    } else {
+        jobs.into_par_iter().for_each(|(t, f)| t.copy_from_slice(f));
+    }
+}
+
 /// Copies `from` into `to` (of equal length) on all cores.
 fn parallel_copy(to: &mut [u8], from: &[u8]) {
     use rayon::prelude::*;
@@ -857,6 +879,50 @@ impl CudaDevice {
         Ok(())
     }
 
+    /// Copies every filling's pieces into transfer buffer 0 in one host pass, then
+    /// issues their device copies one after another without waiting: later work on the
+    /// stream runs after them, and the buffer's event guards its next use. `total` (the
+    /// pieces' bytes) is at most a buffer.
+    fn write_batch(
+        &self,
+        ring: &mut TransferRing,
+        fillings: &[gpu::Filling<'_, Self>],
+        total: usize,
+    ) -> Result<()> {
+        crate::profile::span("cuda: wait for a transfer buffer", || ring.wait(0))?;
+        // SAFETY: buffer 0's last device copy is over (waited for just above), and the
+        // caller keeps `total` within a buffer.
+        let buffer = unsafe { ring.buffer(0, total) };
+        let pieces: Vec<&[u8]> = fillings
+            .iter()
+            .flat_map(|f| f.pieces.iter().copied())
+            .collect();
+        crate::profile::span("cuda: copy into a transfer buffer", || {
+            copy_pieces(buffer, &pieces)
+        });
+        let mut at = 0;
+        for filling in fillings {
+            let mut offset = 0;
+            for piece in filling.pieces.iter().filter(|p| !p.is_empty()) {
+                let staged = &buffer[at..at + piece.len()];
+                // SAFETY: `DeviceBuffer::filling` kept the pieces inside the buffer; the
+                // buffer is page-locked and is not written again before its event
+                // (recorded below) says these copies are over.
+                unsafe {
+                    result::memcpy_htod_async(
+                        filling.memory.pointer + offset as u64,
+                        staged,
+                        self.stream(),
+                    )
+                }
+                .map_err(self.err("cuMemcpyHtoDAsync from page-locked memory"))?;
+                offset += piece.len();
+                at += piece.len();
+            }
+        }
+        ring.mark(0, self.stream())
+    }
+
     /// Copies device address `from` into `out` through the transfer buffers: the device
     /// fills one buffer while the host empties the other on all cores.
     fn read_chunked(
@@ -1069,6 +1135,23 @@ impl gpu::Device for CudaDevice {
         unsafe { result::memcpy_htod_async(memory.pointer + offset as u64, data, self.stream()) }
             .map_err(self.err("cuMemcpyHtoDAsync"))?;
         self.sync("cuStreamSynchronize after a host-to-device copy")
+    }
+
+    fn write_all(&self, fillings: &mut [gpu::Filling<'_, Self>]) -> Result<()> {
+        let total: usize = fillings
+            .iter()
+            .flat_map(|f| &f.pieces)
+            .map(|p| p.len())
+            .sum();
+        self.context.bind()?;
+        if total > 0 && total <= transfer_chunk_bytes() {
+            if let Some(mut ring) = self.transfer_ring() {
+                if let Some(ring) = ring.as_mut() {
+                    return self.write_batch(ring, fillings, total);
+                }
+            }
+        }
+        gpu::write_each(self, fillings)
     }
 
     fn write_beside(&self, memory: &mut CudaMemory, offset: usize, data: &[u8]) -> Result<()> {

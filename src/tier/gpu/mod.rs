@@ -85,6 +85,12 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     fn handle(memory: &Self::Memory) -> Self::Handle;
     /// Writes `data` at byte `offset` (blocking: `data` may be dropped on return).
     fn write(&self, memory: &mut Self::Memory, offset: usize, data: &[u8]) -> Result<()>;
+    /// Writes each filling's pieces one after another from byte 0 of its memory, as
+    /// `write` would one at a time (blocking: the pieces may be dropped on return); a
+    /// tier may move them in one transfer.
+    fn write_all(&self, fillings: &mut [Filling<'_, Self>]) -> Result<()> {
+        write_each(self, fillings)
+    }
     /// Writes `data` at byte `offset` on a queue of its own, beside the one all other
     /// work goes to, so that another thread's kernels may run meanwhile; returns once
     /// the bytes are in device memory. The allocation must be complete (`finish` was
@@ -503,6 +509,13 @@ impl<D: Device> Gpu<D> {
         self.upload_pieces(&[data])
     }
 
+    /// Writes each filling (see [`DeviceBuffer::filling`]) at once: on CUDA, arrays
+    /// that fit one transfer buffer together cross in one host pass and one wait-free
+    /// batch of copies, instead of a wait for each array's copy.
+    pub(crate) fn write_together(&self, fillings: &mut [Filling<'_, D>]) -> Result<()> {
+        self.driver("a copy to the device", || self.device.write_all(fillings))
+    }
+
     /// Copies `data` into `buffer` from element `at` on.
     fn write_at<T: Plain>(
         &self,
@@ -722,6 +735,24 @@ impl<D: Device> Clone for Arg<D> {
 impl<D: Device> Copy for Arg<D> {}
 
 /// A device array of `len` elements, released when dropped (on every path).
+/// [`Device::write_all`] as one `write` per piece.
+pub(crate) fn write_each<D: Device>(device: &D, fillings: &mut [Filling<'_, D>]) -> Result<()> {
+    for filling in fillings {
+        let mut offset = 0;
+        for piece in &filling.pieces {
+            device.write(filling.memory, offset, piece)?;
+            offset += piece.len();
+        }
+    }
+    Ok(())
+}
+
+/// Bytes for the start of a device buffer, as pieces written one after another.
+pub(crate) struct Filling<'a, D: Device> {
+    pub(crate) memory: &'a mut D::Memory,
+    pub(crate) pieces: Vec<&'a [u8]>,
+}
+
 pub(crate) struct DeviceBuffer<D: Device, T> {
     memory: D::Memory,
     len: usize,
@@ -741,6 +772,19 @@ impl<D: Device, T> Drop for DeviceBuffer<D, T> {
 impl<D: Device, T> DeviceBuffer<D, T> {
     pub(crate) fn len(&self) -> usize {
         self.len
+    }
+
+    /// This buffer's first elements as `pieces` joined, for [`Gpu::write_together`].
+    pub(crate) fn filling<'a>(&'a mut self, pieces: &[&'a [T]]) -> Filling<'a, D>
+    where
+        T: Plain,
+    {
+        let total: usize = pieces.iter().map(|p| p.len()).sum();
+        assert!(total <= self.len, "write past a device buffer's end");
+        Filling {
+            memory: &mut self.memory,
+            pieces: pieces.iter().map(|p| bytes_of(p)).collect(),
+        }
     }
 
     /// Uses the first `len` elements (at most the allocated count) from now on.

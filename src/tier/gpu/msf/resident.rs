@@ -70,8 +70,12 @@ pub(crate) enum ResidentOutcome<W> {
     Forest {
         /// Edges written to `ids_out`.
         count: usize,
-        /// Their weights in the same order, when asked for (and the graph has some).
+        /// Their weights in the same order, when asked for (and the graph has some),
+        /// unless `weight_sum` holds their sum.
         weights: Option<Vec<W>>,
+        /// The sum of their weights, where `Work::weight_sum` asked for it and the
+        /// weights are 32-bit integers.
+        weight_sum: Option<i128>,
         timings: DeviceTimings,
     },
     Invalid(Finding),
@@ -118,6 +122,7 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
         return Ok(ResidentOutcome::Forest {
             count: 0,
             weights: request.work.forest_weights.then(Vec::new),
+            weight_sum: None,
             timings: DeviceTimings::default(),
         });
     }
@@ -172,6 +177,7 @@ fn solve_in_partitions<D: Device, W: Element>(
     // The forest's weights are gathered once, from the caller's weights, at the end.
     let each = Work {
         forest_weights: false,
+        weight_sum: false,
         ..*work
     };
     let mut partitions = Partitions::<D, W>::new(tier, each, list.num_vertices);
@@ -199,6 +205,7 @@ fn solve_in_partitions<D: Device, W: Element>(
     Ok(ResidentOutcome::Forest {
         count,
         weights,
+        weight_sum: None,
         timings,
     })
 }
@@ -258,13 +265,19 @@ pub(crate) fn solve_host<D: Device, W: Element>(
         return Ok((empty_forest(), Vec::new()));
     }
     let mut arrays = crate::profile::span("gpu e2e: uploads issued", || {
-        Ok::<_, Error>(EdgeArrays {
+        let mut arrays = EdgeArrays {
             num_vertices: n,
-            u: tier.upload_pieces(edges.u)?,
-            v: tier.upload_pieces(edges.v)?,
-            weights: edges.weights.map(|w| tier.upload_pieces(w)).transpose()?,
+            u: tier.alloc(m)?,
+            v: tier.alloc(m)?,
+            weights: edges.weights.map(|_| tier.alloc(m)).transpose()?,
             kept: false,
-        })
+        };
+        let mut fillings = vec![arrays.u.filling(edges.u), arrays.v.filling(edges.v)];
+        if let (Some(buffer), Some(pieces)) = (&mut arrays.weights, edges.weights) {
+            fillings.push(buffer.filling(pieces));
+        }
+        tier.write_together(&mut fillings)?;
+        Ok::<_, Error>(arrays)
     })?;
     let host_ids = HostIds::prepare(n.saturating_sub(1).min(m))?;
     let (mut outcome, ids) = solve_uploaded(tier, &mut arrays, work, adjacency, &mut watch)?;
@@ -284,6 +297,7 @@ fn empty_forest<W>() -> ResidentOutcome<W> {
     ResidentOutcome::Forest {
         count: 0,
         weights: None,
+        weight_sum: None,
         timings: DeviceTimings::default(),
     }
 }
@@ -803,8 +817,13 @@ pub(crate) struct Work {
     pub algorithm: Algorithm,
     /// Descending keys (a maximum spanning forest).
     pub descending: bool,
-    /// Also bring the forest's weights to the host (for its total weight).
+    /// Also bring the forest's weights to the host (for its total weight), unless
+    /// `weight_sum` finds their sum on the device.
     pub forest_weights: bool,
+    /// Sum the forest's weights on the device where they are 32-bit integers (exact:
+    /// the host adds the blocks' 64-bit sums), so that neither they nor a host pass
+    /// over them are needed for its total.
+    pub weight_sum: bool,
     /// Time the algorithm by the device's clock too (a wait of its own).
     pub device_clock: bool,
 }
@@ -923,7 +942,8 @@ fn solve_arrays<D: Device, W: Element>(
     // are wanted (or the arrays are kept): an uploaded copy is freed now (after the
     // wait above, so no kernel still reads it).
     let keys_are_weights = key_kind(W::DTYPE) == 0 && !work.descending;
-    if !(keys_are_weights || work.forest_weights || arrays.kept) {
+    let sum_here = work.weight_sum && matches!(W::DTYPE, DType::U32 | DType::I32);
+    if !(keys_are_weights || work.forest_weights || arrays.kept || sum_here) {
         arrays.weights = None;
     }
 
@@ -1006,10 +1026,32 @@ fn solve_arrays<D: Device, W: Element>(
             &[id_args[0], id_args[1], id_args[2], ids.arg()],
         )?;
     }
-    // Read behind the ids' writes: one wait for both.
+    let block_sums = match &arrays.weights {
+        Some(w) if sum_here => {
+            let sums = tier.alloc::<u64>(blocks)?;
+            run_on(
+                "rs_chosen_weight_sums",
+                blocks * group,
+                &[
+                    id_args[0],
+                    id_args[1],
+                    w.arg(),
+                    Arg::U32((W::DTYPE == DType::I32) as u32),
+                    sums.arg(),
+                ],
+            )?;
+            Some(sums)
+        }
+        _ => None,
+    };
+    // Read behind the ids' writes (and the sums): one wait for all.
     let count = crate::profile::span("gpu e2e: wait for the forest's ids", || {
         tier.read_one(&block_ends, blocks - 1)
     })? as usize;
+    let weight_sum = match block_sums {
+        Some(sums) => Some(add_block_sums(tier, &sums, W::DTYPE == DType::I32)?),
+        None => None,
+    };
     let capacity = ids.map_or(0, |ids| ids.len());
     if count > capacity {
         return Err(Error::internal(format!(
@@ -1017,7 +1059,7 @@ fn solve_arrays<D: Device, W: Element>(
         )));
     }
     let forest_weights = match (ids, &arrays.weights) {
-        (Some(ids), Some(w)) if work.forest_weights => {
+        (Some(ids), Some(w)) if work.forest_weights && weight_sum.is_none() => {
             Some(gather_weights(tier, &program, w, ids, count)?)
         }
         _ => None,
@@ -1027,6 +1069,7 @@ fn solve_arrays<D: Device, W: Element>(
     Ok(ResidentOutcome::Forest {
         count,
         weights: forest_weights.or_else(|| work.forest_weights.then(Vec::new)),
+        weight_sum,
         timings,
     })
 }
@@ -1075,6 +1118,24 @@ fn first_finding<D: Device>(
     Ok((found[2] != NO_POSITION).then_some(Finding::NanWeight {
         edge: found[2] as usize,
     }))
+}
+
+/// The total of `rs_chosen_weight_sums`' block sums (sign-extended words where
+/// `signed`), exactly.
+fn add_block_sums<D: Device>(
+    tier: &Gpu<D>,
+    sums: &DeviceBuffer<D, u64>,
+    signed: bool,
+) -> Result<i128> {
+    let mut host = alloc::filled(sums.len(), 0u64, "the forest's weight sums")?;
+    tier.read(sums, &mut host)?;
+    Ok(host
+        .iter()
+        .map(|&word| match signed {
+            true => word as i64 as i128,
+            false => word as i128,
+        })
+        .sum())
 }
 
 /// The weights of the forest's `count` edges (ids in `ids`), in that order.
