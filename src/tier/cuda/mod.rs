@@ -320,15 +320,6 @@ fn copy_pieces(to: &mut [u8], pieces: &[&[u8]]) {
     }
 }
 
-/// Copies `from` into `to` (of equal length) on all cores.
-fn parallel_copy(to: &mut [u8], from: &[u8]) {
-    use rayon::prelude::*;
-    const PIECE: usize = 256 << 10;
-    to.par_chunks_mut(PIECE)
-        .zip(from.par_chunks(PIECE))
-        .for_each(|(t, f)| t.copy_from_slice(f));
-}
-
 impl Context {
     /// Retains the primary context of `device` (or takes the caller's `adopted`
     /// context of that device) and creates the stream and pool.
@@ -862,7 +853,7 @@ impl CudaDevice {
             // a chunk is at most a buffer's size.
             let buffer = unsafe { ring.buffer(k, chunk.len()) };
             crate::profile::span("cuda: copy into a transfer buffer", || {
-                parallel_copy(buffer, chunk)
+                copy_pieces(buffer, &[chunk])
             });
             let at = to + (i * size) as u64;
             // SAFETY: the caller keeps the device range inside its allocation; the buffer
@@ -879,45 +870,59 @@ impl CudaDevice {
         Ok(())
     }
 
-    /// Copies every filling's pieces into transfer buffer 0 in one host pass, then
-    /// issues their device copies one after another without waiting: later work on the
-    /// stream runs after them, and the buffer's event guards its next use. `total` (the
-    /// pieces' bytes) is at most a buffer.
+    /// Copies every filling's pieces into transfer buffer 0 and issues their device
+    /// copies without waiting: later work on the stream runs after them, and the
+    /// buffer's event guards its next use. The bytes go in `BATCH_PARTS` parts (one
+    /// below 2 MiB), each a host pass on all cores followed by its device copies, so
+    /// that a part crosses the bus while the host copies the next. `total` (the pieces'
+    /// bytes) is at most a buffer.
     fn write_batch(
         &self,
         ring: &mut TransferRing,
         fillings: &[gpu::Filling<'_, Self>],
         total: usize,
     ) -> Result<()> {
+        const BATCH_PARTS: usize = 2;
         crate::profile::span("cuda: wait for a transfer buffer", || ring.wait(0))?;
         // SAFETY: buffer 0's last device copy is over (waited for just above), and the
         // caller keeps `total` within a buffer.
         let buffer = unsafe { ring.buffer(0, total) };
-        let pieces: Vec<&[u8]> = fillings
-            .iter()
-            .flat_map(|f| f.pieces.iter().copied())
-            .collect();
-        crate::profile::span("cuda: copy into a transfer buffer", || {
-            copy_pieces(buffer, &pieces)
-        });
+        // Each piece: its device address, its place in the buffer, its bytes.
+        let mut staged = Vec::new();
         let mut at = 0;
         for filling in fillings {
             let mut offset = 0;
-            for piece in filling.pieces.iter().filter(|p| !p.is_empty()) {
-                let staged = &buffer[at..at + piece.len()];
-                // SAFETY: `DeviceBuffer::filling` kept the pieces inside the buffer; the
-                // buffer is page-locked and is not written again before its event
-                // (recorded below) says these copies are over.
-                unsafe {
-                    result::memcpy_htod_async(
-                        filling.memory.pointer + offset as u64,
-                        staged,
-                        self.stream(),
-                    )
-                }
-                .map_err(self.err("cuMemcpyHtoDAsync from page-locked memory"))?;
+            for piece in &filling.pieces {
+                staged.push((filling.memory.pointer + offset as u64, at, *piece));
                 offset += piece.len();
                 at += piece.len();
+            }
+        }
+        let parts = if total >= 2 << 20 { BATCH_PARTS } else { 1 };
+        let part = total.div_ceil(parts);
+        for range in (0..total)
+            .step_by(part)
+            .map(|lo| lo..(lo + part).min(total))
+        {
+            // The pieces' bytes that fall in `range`: (device address, buffer range).
+            let mut sources = Vec::new();
+            let mut copies = Vec::new();
+            for &(address, start, piece) in &staged {
+                let (lo, hi) = (range.start.max(start), range.end.min(start + piece.len()));
+                if lo < hi {
+                    sources.push(&piece[lo - start..hi - start]);
+                    copies.push((address + (lo - start) as u64, lo..hi));
+                }
+            }
+            crate::profile::span("cuda: copy into a transfer buffer", || {
+                copy_pieces(&mut buffer[range.clone()], &sources)
+            });
+            for (address, bytes) in copies {
+                // SAFETY: `DeviceBuffer::filling` kept the pieces inside their buffers;
+                // the transfer buffer is page-locked and is not written again before
+                // its event (recorded below) says these copies are over.
+                unsafe { result::memcpy_htod_async(address, &buffer[bytes], self.stream()) }
+                    .map_err(self.err("cuMemcpyHtoDAsync from page-locked memory"))?;
             }
         }
         ring.mark(0, self.stream())
@@ -959,7 +964,7 @@ impl CudaDevice {
             // SAFETY: the device copy into buffer k is over (waited for just above).
             let buffer = unsafe { ring.buffer(k, target.len()) };
             crate::profile::span("cuda: copy out of a transfer buffer", || {
-                parallel_copy(target, buffer)
+                copy_pieces(target, &[buffer])
             });
         }
         Ok(())
