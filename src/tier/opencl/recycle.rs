@@ -109,14 +109,16 @@ impl Recycler {
         released
     }
 
-    /// Releases kept buffers until `bytes` more fit under the limit; whether they do.
+    /// Releases kept buffers, the largest first (the fewest releases), until `bytes`
+    /// more fit under the limit; whether they do.
     fn make_room(&mut self, bytes: usize) -> bool {
         while self.held + bytes > self.limit {
             let Some(size) = self
                 .ready
                 .iter()
-                .find(|(_, kept)| !kept.is_empty())
+                .filter(|(_, kept)| !kept.is_empty())
                 .map(|(&size, _)| size)
+                .max()
             else {
                 return false;
             };
@@ -266,7 +268,14 @@ mod tests {
         let marked = Recycler::mark(&recycler);
         Recycler::done(&recycler, marked);
         drop(big);
-        assert!(recycler.lock().unwrap().held <= 1000);
+        {
+            // Room was made by releasing the largest kept buffers first: the 200, then
+            // one of the 100s.
+            let kept = recycler.lock().unwrap();
+            assert_eq!(kept.held, 1000);
+            assert_eq!(kept.ready.get(&200).map_or(0, Vec::len), 0);
+            assert_eq!(kept.ready.get(&100).map_or(0, Vec::len), 1);
+        }
         // Over the size kept at all: its own buffer, released when dropped.
         let huge = Recycler::alloc(&recycler, LARGEST + 1, create).unwrap();
         assert!(huge.home.is_none());
