@@ -958,32 +958,42 @@ __kernel void rs_write_ids(__global const uchar* in_forest, uint edges,
             ids[slot++] = first + k;
 }
 
-// block_sums[g] = the sum of the 32-bit weights of block g's chosen edges (blocks as in
-// rs_count_chosen), as a 64-bit word: sign-extended where `is_signed`, so that adding the
-// words with wrap-around gives the signed sum. A block has at most 16 Ki edges, so its
-// sum cannot overflow 64 bits; the host adds the blocks exactly.
+// The sum of the integer weights of block g's chosen edges (blocks as in rs_count_chosen)
+// as a 128-bit two's-complement number, low word in block_sums[2g], high word in
+// block_sums[2g + 1]: `wide` selects 8-byte weights, `is_signed` signed ones (sign-
+// extended). The host adds the blocks' sums exactly (a forest of fewer than 2^32 edges
+// of at most 64 bits sums to less than 2^96).
 __kernel void rs_chosen_weight_sums(__global const uchar* in_forest, uint edges,
-                                    __global const uint* weights, uint is_signed,
+                                    __global const uint* weights, uint wide, uint is_signed,
                                     __global ulong* block_sums) {
-    __local ulong sums[WG];
+    __local ulong low[WG], high[WG];
     ulong first = (ulong)get_global_id(0) * IDS_PER_ITEM;
-    ulong sum = 0;
+    ulong lo = 0, hi = 0;
     for (uint k = 0; k < IDS_PER_ITEM; k++) {
-        if (first + k < edges && in_forest[first + k]) {
-            uint w = weights[first + k];
-            sum += is_signed ? (ulong)(long)(int)w : (ulong)w;
+        ulong e = first + k;
+        if (e < edges && in_forest[e]) {
+            ulong w = wide ? (ulong)weights[2 * e] | ((ulong)weights[2 * e + 1] << 32)
+                           : (is_signed ? (ulong)(long)(int)weights[e] : (ulong)weights[e]);
+            lo += w;
+            hi += (is_signed && (long)w < 0 ? ~0UL : 0UL) + (lo < w ? 1UL : 0UL);
         }
     }
     uint lid = get_local_id(0);
-    sums[lid] = sum;
+    low[lid] = lo;
+    high[lid] = hi;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint stride = WG / 2; stride > 0; stride >>= 1) {
-        if (lid < stride)
-            sums[lid] += sums[lid + stride];
+        if (lid < stride) {
+            ulong a = low[lid], sum = a + low[lid + stride];
+            high[lid] += high[lid + stride] + (sum < a ? 1UL : 0UL);
+            low[lid] = sum;
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (lid == 0)
-        block_sums[get_group_id(0)] = sums[0];
+    if (lid == 0) {
+        block_sums[2 * get_group_id(0)] = low[0];
+        block_sums[2 * get_group_id(0) + 1] = high[0];
+    }
 }
 
 // The weights of the forest's edges, in its order (the host sums them as it does its

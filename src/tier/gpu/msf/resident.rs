@@ -74,7 +74,7 @@ pub(crate) enum ResidentOutcome<W> {
         /// unless `weight_sum` holds their sum.
         weights: Option<Vec<W>>,
         /// The sum of their weights, where `Work::weight_sum` asked for it and the
-        /// weights are 32-bit integers.
+        /// weights are integers.
         weight_sum: Option<i128>,
         timings: DeviceTimings,
     },
@@ -820,9 +820,9 @@ pub(crate) struct Work {
     /// Also bring the forest's weights to the host (for its total weight), unless
     /// `weight_sum` finds their sum on the device.
     pub forest_weights: bool,
-    /// Sum the forest's weights on the device where they are 32-bit integers (exact:
-    /// the host adds the blocks' 64-bit sums), so that neither they nor a host pass
-    /// over them are needed for its total.
+    /// Sum the forest's weights on the device where they are integers (exact: 128-bit
+    /// sums per block, added on the host), so that neither they nor a host pass over
+    /// them are needed for its total.
     pub weight_sum: bool,
     /// Time the algorithm by the device's clock too (a wait of its own).
     pub device_clock: bool,
@@ -942,7 +942,7 @@ fn solve_arrays<D: Device, W: Element>(
     // are wanted (or the arrays are kept): an uploaded copy is freed now (after the
     // wait above, so no kernel still reads it).
     let keys_are_weights = key_kind(W::DTYPE) == 0 && !work.descending;
-    let sum_here = work.weight_sum && matches!(W::DTYPE, DType::U32 | DType::I32);
+    let sum_here = work.weight_sum && !matches!(W::DTYPE, DType::F32 | DType::F64);
     if !(keys_are_weights || work.forest_weights || arrays.kept || sum_here) {
         arrays.weights = None;
     }
@@ -1028,7 +1028,7 @@ fn solve_arrays<D: Device, W: Element>(
     }
     let block_sums = match &arrays.weights {
         Some(w) if sum_here => {
-            let sums = tier.alloc::<u64>(blocks)?;
+            let sums = tier.alloc::<u64>(2 * blocks)?;
             run_on(
                 "rs_chosen_weight_sums",
                 blocks * group,
@@ -1036,7 +1036,8 @@ fn solve_arrays<D: Device, W: Element>(
                     id_args[0],
                     id_args[1],
                     w.arg(),
-                    Arg::U32((W::DTYPE == DType::I32) as u32),
+                    Arg::U32(wide as u32),
+                    Arg::U32((key_kind(W::DTYPE) == 1) as u32),
                     sums.arg(),
                 ],
             )?;
@@ -1049,7 +1050,7 @@ fn solve_arrays<D: Device, W: Element>(
         tier.read_one(&block_ends, blocks - 1)
     })? as usize;
     let weight_sum = match block_sums {
-        Some(sums) => Some(add_block_sums(tier, &sums, W::DTYPE == DType::I32)?),
+        Some(sums) => Some(add_block_sums(tier, &sums)?),
         None => None,
     };
     let capacity = ids.map_or(0, |ids| ids.len());
@@ -1120,22 +1121,15 @@ fn first_finding<D: Device>(
     }))
 }
 
-/// The total of `rs_chosen_weight_sums`' block sums (sign-extended words where
-/// `signed`), exactly.
-fn add_block_sums<D: Device>(
-    tier: &Gpu<D>,
-    sums: &DeviceBuffer<D, u64>,
-    signed: bool,
-) -> Result<i128> {
+/// The total of `rs_chosen_weight_sums`' block sums (128-bit two's complement, low
+/// word first), exactly.
+fn add_block_sums<D: Device>(tier: &Gpu<D>, sums: &DeviceBuffer<D, u64>) -> Result<i128> {
     let mut host = alloc::filled(sums.len(), 0u64, "the forest's weight sums")?;
     tier.read(sums, &mut host)?;
     Ok(host
-        .iter()
-        .map(|&word| match signed {
-            true => word as i64 as i128,
-            false => word as i128,
-        })
-        .sum())
+        .chunks_exact(2)
+        .map(|word| ((word[1] as u128) << 64 | word[0] as u128) as i128)
+        .fold(0, i128::wrapping_add))
 }
 
 /// The weights of the forest's `count` edges (ids in `ids`), in that order.
