@@ -148,10 +148,10 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     ) -> Result<Option<usize>> {
         Ok(None)
     }
-    /// Launches `groups` work-groups that all run at once (at most what `groups_per_unit_together` allows),
-    /// so that they may wait for one another (CUDA's cooperative launch; a plain launch
-    /// on NVIDIA's OpenCL); false when the driver found that they do not fit after all
-    /// (nothing was launched).
+    /// Launches `groups` work-groups that all run at once (at most what
+    /// `groups_per_unit_together` allows), so that they may wait for one another
+    /// (CUDA's cooperative launch; a plain launch on NVIDIA's OpenCL); false when the
+    /// driver found that they do not fit after all (nothing was launched).
     fn launch_together(
         &self,
         _program: &Self::Program,
@@ -734,7 +734,6 @@ impl<D: Device> Clone for Arg<D> {
 }
 impl<D: Device> Copy for Arg<D> {}
 
-/// A device array of `len` elements, released when dropped (on every path).
 /// [`Device::write_all`] as one `write` per piece.
 pub(crate) fn write_each<D: Device>(device: &D, fillings: &mut [Filling<'_, D>]) -> Result<()> {
     for filling in fillings {
@@ -753,6 +752,7 @@ pub(crate) struct Filling<'a, D: Device> {
     pub(crate) pieces: Vec<&'a [u8]>,
 }
 
+/// A device array of `len` elements, released when dropped (on every path).
 pub(crate) struct DeviceBuffer<D: Device, T> {
     memory: D::Memory,
     len: usize,
