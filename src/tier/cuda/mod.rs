@@ -306,14 +306,14 @@ fn copy_pieces(to: &mut [u8], pieces: &[&[u8]]) {
     const SMALL: usize = 256 << 10;
     let mut jobs = Vec::new();
     let slice = (to.len() / (4 * rayon::current_num_threads())).clamp(64 << 10, 256 << 10);
+    let small = to.len() <= SMALL;
     let mut rest = to;
     for piece in pieces {
         let (head, tail) = std::mem::take(&mut rest).split_at_mut(piece.len());
         rest = tail;
         jobs.extend(head.chunks_mut(slice).zip(piece.chunks(slice)));
     }
-    let total: usize = pieces.iter().map(|p| p.len()).sum();
-    if total <= SMALL {
+    if small {
         jobs.into_iter().for_each(|(t, f)| t.copy_from_slice(f));
     } else {
         jobs.into_par_iter().for_each(|(t, f)| t.copy_from_slice(f));

@@ -506,7 +506,9 @@ impl<D: Device> Gpu<D> {
 
     /// A device copy of `data`.
     fn upload<T: Plain>(&self, data: &[T]) -> Result<DeviceBuffer<D, T>> {
-        self.upload_pieces(&[data])
+        let mut buffer = self.alloc::<T>(data.len())?;
+        self.write_at(&mut buffer, 0, data)?;
+        Ok(buffer)
     }
 
     /// Writes each filling (see [`DeviceBuffer::filling`]) at once: on CUDA, arrays
@@ -579,17 +581,6 @@ impl<D: Device> Gpu<D> {
             self.device
                 .write_beside(&mut buffer.memory, 0, bytes_of(data))
         })
-    }
-
-    /// A device array of `pieces` one after the other (no host copy joins them).
-    pub(crate) fn upload_pieces<T: Plain>(&self, pieces: &[&[T]]) -> Result<DeviceBuffer<D, T>> {
-        let mut buffer = self.alloc::<T>(pieces.iter().map(|p| p.len()).sum())?;
-        let mut at = 0;
-        for piece in pieces {
-            self.write_at(&mut buffer, at, piece)?;
-            at += piece.len();
-        }
-        Ok(buffer)
     }
 
     /// Copies the first `out.len()` elements of `buffer` into `out` (blocking).

@@ -653,8 +653,9 @@ impl OpenClDevice {
         work(&kernels[name])
     }
 
-    /// Launches kernel `name`; false where the driver refused the enqueue with one of
-    /// the `declined` codes (nothing was launched), any other refusal an error.
+    /// Launches kernel `name` (its arguments set, then its buffer arguments cleared);
+    /// false where the driver refused the enqueue with one of the `declined` codes
+    /// (nothing was launched), any other refusal an error.
     fn enqueue(
         &self,
         program: &OpenClProgram,
@@ -665,64 +666,52 @@ impl OpenClDevice {
         declined: &[i32],
     ) -> Result<bool> {
         self.with_kernel(program, name, |kernel| {
-            match self.launch_kernel(kernel, name, groups, group, args)? {
-                Ok(()) => Ok(true),
+            for (index, arg) in args.iter().enumerate() {
+                let index = index as u32;
+                // SAFETY: each value has the size and representation of the OpenCL
+                // parameter at that position in kernels/opencl/*.cl (cl_mem for buffers,
+                // uint for U32, ulong for U64).
+                let set = unsafe {
+                    match arg {
+                        Arg::Mem(mem) => kernel.set_arg(index, mem),
+                        Arg::U32(value) => kernel.set_arg(index, value),
+                        Arg::U64(value) => kernel.set_arg(index, value),
+                    }
+                };
+                set.map_err(|e| self.cl_error(&format!("clSetKernelArg({name}, {index})"), e))?;
+            }
+            // SAFETY: every argument was set above and the buffers they name are alive
+            // until the queue finishes (callers keep them until a blocking read or
+            // finish).
+            let enqueued = unsafe {
+                self.queue.enqueue_nd_range_kernel(
+                    kernel.get(),
+                    1,
+                    std::ptr::null(),
+                    [groups * group].as_ptr(),
+                    [group].as_ptr(),
+                    &[],
+                )
+            };
+            // The enqueued command has its arguments; clear the buffer arguments of the
+            // cached kernel object so that no implementation keeps those buffers alive.
+            for (index, arg) in args.iter().enumerate() {
+                if let Arg::Mem(_) = arg {
+                    let none: cl_mem = std::ptr::null_mut();
+                    // SAFETY: a null cl_mem is a valid value for a buffer parameter (the
+                    // OpenCL specification of clSetKernelArg), and it is never launched
+                    // with: every launch sets every argument first.
+                    unsafe { kernel.set_arg(index as u32, &none) }.map_err(|e| {
+                        self.cl_error(&format!("clSetKernelArg({name}, {index}, NULL)"), e)
+                    })?;
+                }
+            }
+            match enqueued {
+                Ok(_) => Ok(true),
                 Err(ClError(code)) if declined.contains(&code) => Ok(false),
                 Err(e) => Err(self.cl_error(&format!("launching {name}"), e)),
             }
         })
-    }
-
-    /// Sets `kernel`'s arguments, enqueues it and clears its buffer arguments; the
-    /// enqueue's own outcome is the inner result.
-    fn launch_kernel(
-        &self,
-        kernel: &Kernel,
-        name: &str,
-        groups: usize,
-        group: usize,
-        args: &[Arg<Self>],
-    ) -> Result<std::result::Result<(), ClError>> {
-        for (index, arg) in args.iter().enumerate() {
-            let index = index as u32;
-            // SAFETY: each value has the size and representation of the OpenCL
-            // parameter at that position in kernels/opencl/*.cl (cl_mem for buffers,
-            // uint for U32, ulong for U64).
-            let set = unsafe {
-                match arg {
-                    Arg::Mem(mem) => kernel.set_arg(index, mem),
-                    Arg::U32(value) => kernel.set_arg(index, value),
-                    Arg::U64(value) => kernel.set_arg(index, value),
-                }
-            };
-            set.map_err(|e| self.cl_error(&format!("clSetKernelArg({name}, {index})"), e))?;
-        }
-        // SAFETY: every argument was set above and the buffers they name are alive
-        // until the queue finishes (callers keep them until a blocking read or finish).
-        let enqueued = unsafe {
-            self.queue.enqueue_nd_range_kernel(
-                kernel.get(),
-                1,
-                std::ptr::null(),
-                [groups * group].as_ptr(),
-                [group].as_ptr(),
-                &[],
-            )
-        };
-        // The enqueued command has its arguments; clear the buffer arguments of the
-        // cached kernel object so that no implementation keeps those buffers alive.
-        for (index, arg) in args.iter().enumerate() {
-            if let Arg::Mem(_) = arg {
-                let none: cl_mem = std::ptr::null_mut();
-                // SAFETY: a null cl_mem is a valid value for a buffer parameter (the
-                // OpenCL specification of clSetKernelArg), and it is never launched
-                // with: every launch sets every argument first.
-                unsafe { kernel.set_arg(index as u32, &none) }.map_err(|e| {
-                    self.cl_error(&format!("clSetKernelArg({name}, {index}, NULL)"), e)
-                })?;
-            }
-        }
-        Ok(enqueued.map(|_| ()))
     }
 }
 
