@@ -471,8 +471,9 @@ gpumst_status gpumst_context_native(struct gpumst_context *ctx, struct gpumst_na
 
 // The minimum spanning forest of a graph in device memory, under the (weight, edge
 // id) order: the same edges as gpumst_msf on the same arrays. The graph is validated
-// on the device (ids in range, no NaN weight) with gpumst_msf's messages. The
-// forest's edge ids (uint64_t, ascending) are written to device memory `edge_ids`,
+// on the device (ids in range, no NaN weight) with gpumst_msf's messages; a
+// rejected graph leaves `edge_ids` as it was. The forest's edge ids (uint64_t,
+// ascending) are written to device memory `edge_ids`,
 // which must hold min(num_vertices - 1, num_edges) of them (it may be NULL when
 // that is 0); `*num_edges` receives their count and `*num_components` the
 // component count (either may be NULL). `total` (may be NULL) receives the total

@@ -321,3 +321,153 @@ fn primitives_run_on_wrapped_device_memory() {
         assert_eq!(on_device.message(), on_host.message());
     }
 }
+
+/// The algorithms that take device graphs (Kruskal is the host's reference).
+fn device_algorithms() -> impl Iterator<Item = Algorithm> {
+    Algorithm::ALL
+        .into_iter()
+        .filter(|&a| a != Algorithm::Kruskal)
+}
+
+/// A graph the device's checks reject still runs to the end (the algorithms read its
+/// ends clamped to the vertex range, and the checks' findings are read only with the
+/// forest's count): every algorithm gives the host path's error, leaves the caller's
+/// ids as they were, and the context solves the next graph.
+#[test]
+fn rejected_graphs_leave_the_ids_and_the_context_as_they_were() {
+    // Dense enough for the light phases (m >= 4 * 4096 and 2.5 n); m not a multiple
+    // of 4, so the kernels' last vector is partial.
+    let (n, m) = (3000, 40_001);
+    let (u, v) = random_graph(n, m, 21);
+    let w: Vec<f32> = (0..m).map(|e| ((e * 7919) % 1009) as f32).collect();
+    let far = n as u32 + 5;
+    /// What a case does to the graph: ends set at positions of u and v, NaN weights.
+    type Damage<'a> = (&'a [(usize, u32)], &'a [(usize, u32)], &'a [usize]);
+    let cases: [(&str, Damage); 5] = [
+        ("u far out of range", (&[(m / 2, u32::MAX)], &[], &[])),
+        (
+            "the last v just out of range",
+            (&[], &[(m - 1, n as u32)], &[]),
+        ),
+        (
+            "an early v and a later u",
+            (&[(900, far)], &[(30, far)], &[]),
+        ),
+        ("NaN weights", (&[], &[], &[m - 1, 7])),
+        ("a bad end after a NaN", (&[(m - 2, far)], &[], &[5])),
+    ];
+    for ctx in gpu_tiers() {
+        for (what, (bad_u, bad_v, nans)) in cases {
+            let (mut u, mut v, mut w) = (u.clone(), v.clone(), w.clone());
+            bad_u.iter().for_each(|&(e, x)| u[e] = x);
+            bad_v.iter().for_each(|&(e, x)| v[e] = x);
+            nans.iter().for_each(|&e| w[e] = f32::NAN);
+            let graph = Graph::EdgeList {
+                num_vertices: n,
+                u: &u,
+                v: &v,
+                weights: Some(Weights::F32(&w)),
+            };
+            let on_device = OnDevice::new(&ctx, n, &u, &v, Some(&w));
+            for algorithm in device_algorithms() {
+                let options = MsfOptions {
+                    algorithm,
+                    ..MsfOptions::default()
+                };
+                let at = format!("{what}, {algorithm} on {}", ctx.tier());
+                let host = ctx.msf(&graph, &options).unwrap_err();
+                let device = on_device.solve(&ctx, &options).unwrap_err();
+                assert_eq!(device.status(), host.status(), "{at}: {device} / {host}");
+                assert_eq!(device.message(), host.message(), "{at}");
+                let ids = on_device.ids(&ctx, on_device.ids.len());
+                assert!(ids.iter().all(|&id| id == u64::MAX), "{at}: ids written");
+            }
+        }
+        let (expected, components) = reference(n, &u, &v, Some(&w), false);
+        let graph = OnDevice::new(&ctx, n, &u, &v, Some(&w));
+        for algorithm in device_algorithms() {
+            let options = MsfOptions {
+                algorithm,
+                ..MsfOptions::default()
+            };
+            let forest = graph.solve(&ctx, &options).unwrap();
+            assert_eq!(graph.ids(&ctx, forest.num_edges), expected, "{algorithm}");
+            assert_eq!(forest.num_components, components, "{algorithm}");
+        }
+    }
+}
+
+/// Caller arrays that do not start on 16 bytes (read one entry at a time where
+/// aligned ones are read as vectors): the same forests and errors. CUDA only: an
+/// OpenCL buffer's kernels always see its start, which the platform aligns.
+#[test]
+fn arrays_off_16_bytes_give_the_same_forests_and_errors() {
+    let (n, m) = (3000, 40_001);
+    let (mut u, mut v) = random_graph(n, m, 22);
+    let w: Vec<i32> = (0..m).map(|e| ((e * 7919) % 2001) as i32 - 1000).collect();
+    for ctx in gpu_tiers() {
+        if ctx.tier() != Tier::Cuda {
+            eprintln!(
+                "arrays off 16 bytes: skipped on {}: a kernel sees an OpenCL buffer's start, which the platform aligns",
+                ctx.tier()
+            );
+            continue;
+        }
+        // Each array one entry later than its buffer's start (4 bytes in).
+        let shifted = |u: &[u32], v: &[u32], w: &[i32]| {
+            let ahead = |a: &[u32]| [&[0u32][..], a].concat();
+            OnDevice::new(
+                &ctx,
+                n,
+                &ahead(u),
+                &ahead(v),
+                Some(&[&[0i32][..], w].concat()),
+            )
+        };
+        let solve = |on: &OnDevice<i32>, algorithm| {
+            let mut graph = on.graph();
+            graph.num_edges = m;
+            graph.u += 4;
+            graph.v += 4;
+            graph.weights = graph.weights.map(|(w, dtype)| (w + 4, dtype));
+            let output = DeviceOutput {
+                edge_ids: on.ids.device_address().unwrap(),
+                queue: 0,
+                total_weight: true,
+            };
+            let options = MsfOptions {
+                algorithm,
+                ..MsfOptions::default()
+            };
+            // SAFETY: addresses inside live buffers of ctx's tier, m entries after each.
+            unsafe { ctx.msf_on_device(&graph, &options, &output) }
+        };
+        let (expected, components) = reference(n, &u, &v, Some(&w), false);
+        let on = shifted(&u, &v, &w);
+        for algorithm in device_algorithms() {
+            let forest = solve(&on, algorithm).unwrap();
+            assert_eq!(on.ids(&ctx, forest.num_edges), expected, "{algorithm}");
+            assert_eq!(forest.num_components, components, "{algorithm}");
+            assert_eq!(
+                forest.total_weight,
+                Some(reference_total(&expected, Some(&w[..]))),
+                "{algorithm}"
+            );
+        }
+        u[m - 1] = n as u32;
+        v[3] = u32::MAX;
+        let host = ctx
+            .msf(
+                &Graph::EdgeList {
+                    num_vertices: n,
+                    u: &u,
+                    v: &v,
+                    weights: Some(Weights::I32(&w)),
+                },
+                &MsfOptions::default(),
+            )
+            .unwrap_err();
+        let device = solve(&shifted(&u, &v, &w), Algorithm::Auto).unwrap_err();
+        assert_eq!(device.message(), host.message());
+    }
+}

@@ -157,12 +157,19 @@ __kernel void uf_flatten(__global uint* parent, uint vertices) {
 // instead of gathering the edge's ends and key from the graph's arrays, and a root
 // found then is an ancestor of the end, so the end's root now is that root's root.
 
+// An end of the graph's arrays as the algorithms read it: clamped to the vertex range.
+// The ends' check (rs_check_ends) runs beside the algorithm and is read only at the
+// end, so a graph it rejects must still index inside every vertex array until then.
+inline uint end_at(__global const uint* ends, uint e, uint vertices) {
+    return min(ends[e], vertices - 1);
+}
+
 // Whether entry `i` of a round's compaction stays (its ends in different trees), with
 // its edge, roots and key: entry i of the worklist, or, in a phase's first round
 // (`first`), edge i of the graph when its key lies in [lowest, highest].
 inline bool compacted(uint i, bool first, __global const uint* eu, __global const uint* ev,
                       __global const Key* keys, ulong lowest, ulong highest,
-                      __global uint* parent, __global const uint* wl_e,
+                      __global uint* parent, uint vertices, __global const uint* wl_e,
                       __global const uint* wl_ru, __global const uint* wl_rv,
                       __global const Key* wl_key, uint* e, uint* ru, uint* rv, Key* key) {
     if (first) {
@@ -170,8 +177,8 @@ inline bool compacted(uint i, bool first, __global const uint* eu, __global cons
         *key = key_of(keys, i);
         if ((ulong)*key < lowest || (ulong)*key > highest)
             return false;
-        *ru = find_root(parent, eu[i]);
-        *rv = find_root(parent, ev[i]);
+        *ru = find_root(parent, end_at(eu, i, vertices));
+        *rv = find_root(parent, end_at(ev, i, vertices));
     } else {
         *e = wl_e[i];
         *key = key_of(wl_key, i);
@@ -198,8 +205,9 @@ inline void put_entry(uint slot, uint e, uint ru, uint rv, Key key, __global uin
 // receives the new one; work-item 0 clears counts[clear_at] for a later round.
 __kernel void ec_compact(__global const uint* eu, __global const uint* ev,
                          __global const Key* keys, ulong lowest, ulong highest,
-                         __global uint* parent, uint first_count, __global uint* counts,
-                         uint at, uint into, uint clear_at, __global const uint* wl_e,
+                         __global uint* parent, uint vertices, uint first_count,
+                         __global uint* counts, uint at, uint into, uint clear_at,
+                         __global const uint* wl_e,
                          __global const uint* wl_ru, __global const uint* wl_rv,
                          __global const Key* wl_key, __global uint* out_e,
                          __global uint* out_ru, __global uint* out_rv,
@@ -212,7 +220,7 @@ __kernel void ec_compact(__global const uint* eu, __global const uint* ev,
     uint e = 0, ru = 0, rv = 0;
     Key key = 0;
     bool keep = i < n && compacted(i, first_count != 0, eu, ev, keys, lowest, highest, parent,
-                                   wl_e, wl_ru, wl_rv, wl_key, &e, &ru, &rv, &key);
+                                   vertices, wl_e, wl_ru, wl_rv, wl_key, &e, &ru, &rv, &key);
     uint slot = claim_slot(keep, &counts[into], shared);
     if (keep)
         put_entry(slot, e, ru, rv, key, out_e, out_ru, out_rv, out_key);
@@ -377,8 +385,9 @@ inline void reset_best(uint r, BEST_PARAMS) {
 // the last worklist in whichever buffer it ended; the host needs none of it.
 __kernel void ec_rounds(__global const uint* eu, __global const uint* ev,
                         __global const Key* keys, ulong lowest, ulong highest,
-                        __global uint* parent, uint first_count, __global uint* counts,
-                        uint round, __global uint* wl_e, __global uint* wl_ru,
+                        __global uint* parent, uint vertices, uint first_count,
+                        __global uint* counts, uint round, __global uint* wl_e,
+                        __global uint* wl_ru,
                         __global uint* wl_rv, __global Key* wl_key, __global uint* out_e,
                         __global uint* out_ru, __global uint* out_rv, __global Key* out_key,
                         BEST_PARAMS, __global ulong* next64, __global uint* next_hi,
@@ -405,8 +414,8 @@ __kernel void ec_rounds(__global const uint* eu, __global const uint* ev,
             uint e = 0, ru = 0, rv = 0;
             Key key = 0;
             bool keep = i < n && compacted(i, first_count != 0, eu, ev, keys, lowest, highest,
-                                           parent, wl_e, wl_ru, wl_rv, wl_key, &e, &ru, &rv,
-                                           &key);
+                                           parent, vertices, wl_e, wl_ru, wl_rv, wl_key, &e,
+                                           &ru, &rv, &key);
             uint slot = claim_slot(keep, &counts[into], shared);
             if (keep) {
                 put_entry(slot, e, ru, rv, key, out_e, out_ru, out_rv, out_key);
@@ -633,12 +642,12 @@ __kernel void vb_move(__global const uint* src, __global const uint* tgt,
 // The first entry list, ungrouped: both directions of every edge (a self-loop gives two
 // entries from a vertex to itself, which vb_count and vb_scatter drop).
 __kernel void vb_entries(__global const uint* eu, __global const uint* ev, uint edges,
-                         __global uint* out_src, __global uint* out_tgt,
+                         uint vertices, __global uint* out_src, __global uint* out_tgt,
                          __global uint* out_pos) {
     uint e = get_global_id(0);
     if (e >= edges)
         return;
-    uint a = eu[e], b = ev[e];
+    uint a = end_at(eu, e, vertices), b = end_at(ev, e, vertices);
     out_src[2 * e] = a;
     out_tgt[2 * e] = b;
     out_pos[2 * e] = e;
@@ -776,14 +785,15 @@ __kernel void prim_grow(__global const uint* offsets, __global const uint* targe
 
 // The first links: every edge that is not a self-loop.
 __kernel void st_links(__global const uint* eu, __global const uint* ev, uint edges,
-                       __global uint* out_a, __global uint* out_b, __global uint* out_e,
-                       __global uint* counter) {
+                       uint vertices, __global uint* out_a, __global uint* out_b,
+                       __global uint* out_e, __global uint* counter) {
     __local uint shared[2];
     uint e = get_global_id(0);
     uint a = 0, b = 0;
     if (e < edges) {
-        a = min(eu[e], ev[e]);
-        b = max(eu[e], ev[e]);
+        uint x = end_at(eu, e, vertices), y = end_at(ev, e, vertices);
+        a = min(x, y);
+        b = max(x, y);
     }
     bool keep = e < edges && a != b;
     uint slot = claim_slot(keep, counter, shared);
@@ -840,66 +850,130 @@ __kernel void st_contract(__global const uint* la, __global const uint* lb,
 // positions go to `bad` by atomic minimum (NO_EDGE before): bad[0] the first edge with
 // u out of range, bad[1] with v out of range, bad[2] with a NaN weight.
 
-// Edges whose ends are not below `vertices`.
-__kernel void rs_check_ends(__global const uint* eu, __global const uint* ev, uint edges,
-                            ulong vertices, __global uint* bad) {
-    uint e = get_global_id(0);
-    if (e >= edges)
-        return;
-    if (eu[e] >= vertices)
-        atomic_min(&bad[0], e);
-    if (ev[e] >= vertices)
-        atomic_min(&bad[1], e);
+// Four consecutive entries of `array` from `first` (a multiple of 4) into `out`: one
+// vector load where `aligned` (the array starts on 16 bytes) and all four exist, else
+// one at a time, repeating the last entry past `len`. A vector per work-item moves
+// these streaming passes at close to the memory's speed (one word each: about half).
+inline void load_four(__global const uint* array, ulong first, ulong len, uint aligned,
+                      uint* out) {
+    if (aligned && first + 4 <= len) {
+        uint4 x = ((__global const uint4*)array)[first / 4];
+        out[0] = x.x;
+        out[1] = x.y;
+        out[2] = x.z;
+        out[3] = x.w;
+    } else {
+        for (uint k = 0; k < 4; k++)
+            out[k] = array[min(first + k, len - 1)];
+    }
 }
 
-// Keys of 32-bit weights (`kind` 0 uint, 1 int, 2 float; WeightKey::key in
-// prepare.rs), complemented for a descending order, and the first NaN.
-__kernel void rs_narrow_keys(__global const uint* weights, uint edges, uint kind,
-                             uint descending, __global uint* keys, __global uint* bad) {
-    uint e = get_global_id(0);
-    if (e >= edges)
+// Edges whose ends are not below `vertices`, four per work-item (`aligned`: both
+// arrays start on 16 bytes).
+__kernel void rs_check_ends(__global const uint* eu, __global const uint* ev, uint edges,
+                            ulong vertices, uint aligned, __global uint* bad) {
+    ulong first = (ulong)get_global_id(0) * 4;
+    if (first >= edges)
         return;
-    uint bits = weights[e];
+    uint u[4], v[4];
+    load_four(eu, first, edges, aligned, u);
+    load_four(ev, first, edges, aligned, v);
+    for (uint k = 0; k < 4; k++)
+        if (u[k] >= vertices) {
+            atomic_min(&bad[0], (uint)(first + k));
+            break;
+        }
+    for (uint k = 0; k < 4; k++)
+        if (v[k] >= vertices) {
+            atomic_min(&bad[1], (uint)(first + k));
+            break;
+        }
+}
+
+// The key of a 32-bit weight's bits (`kind` 0 uint, 1 int, 2 float; WeightKey::key in
+// prepare.rs), complemented for a descending order.
+inline uint narrow_key(uint bits, uint kind, uint descending) {
     uint key = bits;
     if (kind == 1) {
         key = bits ^ 0x80000000u;
     } else if (kind == 2) {
-        if ((bits & 0x7FFFFFFFu) > 0x7F800000u)
-            atomic_min(&bad[2], e);
         if ((bits & 0x7FFFFFFFu) == 0)
             bits = 0; // -0.0 and 0.0 are one weight
         key = (bits >> 31) ? ~bits : (bits | 0x80000000u);
     }
-    keys[e] = descending ? ~key : key;
+    return descending ? ~key : key;
 }
 
 // The same for 64-bit weights (`kind` 0 ulong, 1 long, 2 double).
+inline ulong wide_key(ulong bits, uint kind, uint descending) {
+    const ulong sign = 0x8000000000000000ul;
+    ulong key = bits;
+    if (kind == 1) {
+        key = bits ^ sign;
+    } else if (kind == 2) {
+        if ((bits & ~sign) == 0)
+            bits = 0;
+        key = (bits & sign) ? ~bits : (bits | sign);
+    }
+    return descending ? ~key : key;
+}
+
+// Keys of 32-bit weights and the first NaN, four per work-item (`aligned`: the weights
+// start on 16 bytes; the keys are gpumst's own).
+__kernel void rs_narrow_keys(__global const uint* weights, uint edges, uint kind,
+                             uint descending, uint aligned, __global uint* keys,
+                             __global uint* bad) {
+    ulong first = (ulong)get_global_id(0) * 4;
+    if (first >= edges)
+        return;
+    uint bits[4], key[4];
+    load_four(weights, first, edges, aligned, bits);
+    for (uint k = 0; k < 4; k++) {
+        if (kind == 2 && (bits[k] & 0x7FFFFFFFu) > 0x7F800000u) {
+            atomic_min(&bad[2], (uint)min(first + k, (ulong)edges - 1));
+            break;
+        }
+    }
+    for (uint k = 0; k < 4; k++)
+        key[k] = narrow_key(bits[k], kind, descending);
+    if (first + 4 <= edges) {
+        uint4 out;
+        out.x = key[0];
+        out.y = key[1];
+        out.z = key[2];
+        out.w = key[3];
+        ((__global uint4*)keys)[first / 4] = out;
+    } else {
+        for (uint k = 0; first + k < edges; k++)
+            keys[first + k] = key[k];
+    }
+}
+
+// The same for 64-bit weights, one per work-item.
 __kernel void rs_wide_keys(__global const ulong* weights, uint edges, uint kind,
                            uint descending, __global ulong* keys, __global uint* bad) {
     uint e = get_global_id(0);
     if (e >= edges)
         return;
     ulong bits = weights[e];
-    ulong key = bits;
-    const ulong sign = 0x8000000000000000ul;
-    if (kind == 1) {
-        key = bits ^ sign;
-    } else if (kind == 2) {
-        if ((bits & ~sign) > 0x7FF0000000000000ul)
-            atomic_min(&bad[2], e);
-        if ((bits & ~sign) == 0)
-            bits = 0;
-        key = (bits & sign) ? ~bits : (bits | sign);
-    }
-    keys[e] = descending ? ~key : key;
+    if (kind == 2 && (bits & 0x7FFFFFFFFFFFFFFFul) > 0x7FF0000000000000ul)
+        atomic_min(&bad[2], e);
+    keys[e] = wide_key(bits, kind, descending);
 }
 
-// Every `stride`-th key, for the light phases' thresholds (light_thresholds).
-__kernel void rs_sample_keys(__global const Key* keys, ulong stride, uint count,
-                             __global ulong* sample) {
+// The keys of every `stride`-th weight (`kind` and `descending` as for the keys'
+// kernels), for the light phases' thresholds (light_thresholds): read from the weights
+// themselves, so that the sample need not wait for the keys.
+__kernel void rs_sample_keys(__global const Key* weights, ulong stride, uint count, uint kind,
+                             uint descending, __global ulong* sample) {
     uint j = get_global_id(0);
-    if (j < count)
-        sample[j] = key_of(keys, (uint)(j * stride));
+    if (j >= count)
+        return;
+#if KEYS == 2
+    sample[j] = wide_key(weights[(ulong)j * stride], kind, descending);
+#else
+    sample[j] = narrow_key(weights[(ulong)j * stride], kind, descending);
+#endif
 }
 
 // The forest's edge ids in ascending order, in two passes over the flags: each
@@ -925,36 +999,58 @@ inline uint group_exclusive_sum(uint x, LOCAL uint* sums, uint* total) {
     return inclusive - x;
 }
 
-// Chosen edges in this item's run.
-inline uint run_count(__global const uchar* in_forest, uint edges) {
+// This item's run of flags (0 or 1 each), as four words of four bytes: one vector
+// load (the flags' buffer is gpumst's own, 16-byte aligned and zero up to a multiple of
+// 16 bytes), zero past the edges.
+inline void run_flags(__global const uchar* in_forest, uint edges, uint* words) {
     ulong first = (ulong)get_global_id(0) * IDS_PER_ITEM;
-    uint count = 0;
-    for (uint k = 0; k < IDS_PER_ITEM; k++)
-        count += first + k < edges && in_forest[first + k] ? 1 : 0;
-    return count;
+    uint4 x;
+    x.x = x.y = x.z = x.w = 0;
+    if (first < edges)
+        x = ((__global const uint4*)in_forest)[first / IDS_PER_ITEM];
+    words[0] = x.x;
+    words[1] = x.y;
+    words[2] = x.z;
+    words[3] = x.w;
+}
+
+// Chosen edges in a run: the bytes of the four words added (at most 4 per byte lane
+// before the lanes are folded, so none carries into the next).
+inline uint run_count(const uint* words) {
+    uint lanes = words[0] + words[1] + words[2] + words[3];
+    return (lanes * 0x01010101u) >> 24;
 }
 
 // block_counts[g] = chosen edges in block g.
 __kernel void rs_count_chosen(__global const uchar* in_forest, uint edges,
                               __global uint* block_counts) {
     __local uint sums[WG];
-    uint total;
-    group_exclusive_sum(run_count(in_forest, edges), sums, &total);
+    uint total, words[4];
+    run_flags(in_forest, edges, words);
+    group_exclusive_sum(run_count(words), sums, &total);
     if (get_local_id(0) == 0)
         block_counts[get_group_id(0)] = total;
 }
 
-// Writes the ids: `block_ends` holds the inclusive sums of the blocks' counts.
+// Writes the ids: `block_ends` holds the inclusive sums of the blocks' counts. The
+// call's status (`status`: rs_check_ends' three words, then the count) receives the
+// count; no id is written when a check found a bad edge, so that the caller's memory
+// is left as it was.
 __kernel void rs_write_ids(__global const uchar* in_forest, uint edges,
-                           __global const uint* block_ends, __global ulong* ids) {
+                           __global const uint* block_ends, __global uint* status,
+                           __global ulong* ids) {
     __local uint sums[WG];
-    uint total;
+    uint total, words[4];
     uint g = get_group_id(0);
-    uint slot = (g ? block_ends[g - 1] : 0) +
-                group_exclusive_sum(run_count(in_forest, edges), sums, &total);
+    if (g == get_num_groups(0) - 1 && get_local_id(0) == 0)
+        status[3] = block_ends[g];
+    run_flags(in_forest, edges, words);
+    uint slot = (g ? block_ends[g - 1] : 0) + group_exclusive_sum(run_count(words), sums, &total);
+    if ((status[0] & status[1] & status[2]) != NO_EDGE)
+        return;
     ulong first = (ulong)get_global_id(0) * IDS_PER_ITEM;
     for (uint k = 0; k < IDS_PER_ITEM; k++)
-        if (first + k < edges && in_forest[first + k])
+        if ((words[k / 4] >> (8 * (k % 4))) & 0xFF)
             ids[slot++] = first + k;
 }
 

@@ -1121,6 +1121,10 @@ impl gpu::Device for CudaDevice {
         memory.pointer as usize
     }
 
+    fn starts_on_16_bytes(memory: &CudaMemory) -> bool {
+        memory.pointer % 16 == 0
+    }
+
     fn handle(memory: &CudaMemory) -> sys::CUdeviceptr {
         memory.pointer
     }

@@ -82,6 +82,9 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     fn native_handles(&self) -> NativeHandles;
     /// The memory's address as callers know it (the device pointer, the `cl_mem`).
     fn address(memory: &Self::Memory) -> usize;
+    /// Whether the memory starts on 16 bytes as kernels see it (they may then read
+    /// four 32-bit entries as one vector).
+    fn starts_on_16_bytes(memory: &Self::Memory) -> bool;
     fn handle(memory: &Self::Memory) -> Self::Handle;
     /// Writes `data` at byte `offset` (blocking: `data` may be dropped on return).
     fn write(&self, memory: &mut Self::Memory, offset: usize, data: &[u8]) -> Result<()>;
@@ -795,6 +798,11 @@ impl<D: Device, T> DeviceBuffer<D, T> {
     /// See [`Device::address`].
     pub(crate) fn address(&self) -> usize {
         D::address(&self.memory)
+    }
+
+    /// See [`Device::starts_on_16_bytes`].
+    pub(crate) fn starts_on_16_bytes(&self) -> bool {
+        D::starts_on_16_bytes(&self.memory)
     }
 }
 

@@ -44,10 +44,13 @@ pub(crate) enum DeviceKeys<'a> {
     Wide(Cow<'a, [u64]>),
 }
 
-/// Where a device MSF spent its time (host clock around finished device work).
+/// Where a device MSF spent its time (host clock around finished device work). A call
+/// on host arrays waits for its uploads, checks and keys before the algorithm, so that
+/// the laps split there; a call on device arrays does not wait (its compute lap then
+/// also holds whatever of the checks the algorithm's first wait found queued).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DeviceTimings {
-    /// Host arrays to device buffers.
+    /// Host arrays to device buffers, with the device's checks and keys.
     pub upload_ms: f64,
     /// The algorithm's kernels and per-round reads of counters.
     pub compute_ms: f64,
@@ -297,14 +300,21 @@ fn light_thresholds(
     filter_from: usize,
     sample: impl FnOnce(usize) -> Result<Option<Vec<u64>>>,
 ) -> Result<Vec<u64>> {
-    /// Edges below each threshold, in halves of n.
-    const HALF_N_MULTIPLES: [usize; 3] = [1, 2, 4];
-    if m * 100 < filter_from * n || m < 4 * SAMPLE {
-        return Ok(Vec::new());
-    }
-    let Some(mut sample) = sample(m / SAMPLE)? else {
+    let Some(stride) = sample_stride(m, n, filter_from) else {
         return Ok(Vec::new());
     };
+    Ok(sample(stride)?.map_or_else(Vec::new, |sample| thresholds_of(sample, m, n)))
+}
+
+/// The stride of [`light_thresholds`]' sample where filtering pays, else None.
+fn sample_stride(m: usize, n: usize, filter_from: usize) -> Option<usize> {
+    (m * 100 >= filter_from * n && m >= 4 * SAMPLE).then_some(m / SAMPLE)
+}
+
+/// [`light_thresholds`] from the keys sampled at the stride [`sample_stride`] gave.
+fn thresholds_of(mut sample: Vec<u64>, m: usize, n: usize) -> Vec<u64> {
+    /// Edges below each threshold, in halves of n.
+    const HALF_N_MULTIPLES: [usize; 3] = [1, 2, 4];
     sample.sort_unstable();
     let mut thresholds: Vec<u64> = HALF_N_MULTIPLES
         .iter()
@@ -313,7 +323,7 @@ fn light_thresholds(
         .filter(|&key| key < u64::MAX)
         .collect();
     thresholds.dedup();
-    Ok(thresholds)
+    thresholds
 }
 
 /// Edges per 100 vertices from which `auto` runs light phases (`GPUMST_GPU_FILTER_FROM`).
@@ -629,6 +639,8 @@ impl<D: Device> Run<'_, D> {
                 Arg::U64(lowest),
                 Arg::U64(highest),
                 parent.arg(),
+                // The graph's ends are read clamped below it (msf.cl, end_at).
+                Arg::U32(n as u32),
                 Arg::U32(first_count),
                 counts.arg(),
                 Arg::U32(at),
@@ -722,9 +734,9 @@ impl<D: Device> Run<'_, D> {
         };
         // ec_compact's arguments but the three slots, which ec_rounds derives from
         // the round, as this loop does.
-        let mut args = compaction[..8].to_vec();
+        let mut args = compaction[..9].to_vec();
         args.push(Arg::U32(round as u32));
-        args.extend_from_slice(&compaction[11..]);
+        args.extend_from_slice(&compaction[12..]);
         // The first round's compaction offers into these; each later round's into the
         // other set, which the round before it reset.
         best.reset(tier, vertices)?;
@@ -792,6 +804,7 @@ impl<D: Device> Run<'_, D> {
                 self.eu.arg(),
                 self.ev.arg(),
                 Arg::U32(m as u32),
+                Arg::U32(n as u32),
                 link[0].arg(),
                 link[1].arg(),
                 link[2].arg(),
@@ -1052,6 +1065,7 @@ impl<D: Device> Run<'_, D> {
                 self.eu.arg(),
                 self.ev.arg(),
                 Arg::U32(m as u32),
+                Arg::U32(n as u32),
                 src,
                 tgt,
                 pos,

@@ -383,6 +383,13 @@ impl gpu::Device for OpenClDevice {
         memory.get() as usize
     }
 
+    fn starts_on_16_bytes(_: &ClMemory) -> bool {
+        // A kernel sees a buffer (or a sub-buffer, whose origin must be) aligned to
+        // CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least the size of long16 (int16 on embedded
+        // devices): 64 bytes or more.
+        true
+    }
+
     fn handle(memory: &ClMemory) -> cl_mem {
         memory.get()
     }

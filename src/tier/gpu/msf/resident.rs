@@ -8,7 +8,7 @@ use std::ops::Range;
 use std::sync::{Arc, Condvar, Mutex};
 
 use super::{
-    check_capacity, largest_buffer_per_edge, light_thresholds, working_set, DeviceKeys,
+    check_capacity, largest_buffer_per_edge, sample_stride, thresholds_of, working_set, DeviceKeys,
     DeviceProblem, DeviceTimings, KernelConfig, KeyBuffer, Run, Stopwatch, SAMPLE,
 };
 use crate::tier::gpu::{Arg, Device, DeviceBuffer, Gpu, Plain, ProgramKind};
@@ -223,9 +223,9 @@ fn first_bad_edge<D: Device, W: Element>(
         tier,
         list.weights.is_some(),
     )))?;
-    let bad = check_ends(tier, &program, list)?;
-    let mut found = [0u32; 3];
-    tier.read(&bad, &mut found)?;
+    let status = check_ends(tier, &program, list)?;
+    let mut found = [0u32; STATUS_WORDS];
+    tier.read(&status, &mut found)?;
     if let Finding::NanWeight { edge } = seen {
         found[2] = edge as u32;
     }
@@ -890,8 +890,44 @@ fn solve_arrays<D: Device, W: Element>(
     let run_on =
         |name: &str, items: usize, args: &[Arg<D>]| tier.launch(&program, name, items, 0, args);
 
-    // Validation and keys, one pass each over the ends and the weights.
-    let bad = check_ends(tier, &program, arrays)?;
+    // The light phases' sample first (the keys of every stride-th weight, from the
+    // weights themselves): its wait then covers no more than its own small kernel (and,
+    // for host arrays, the uploads), and the host sorts it while the device checks the
+    // edges and makes their keys.
+    let filter_from = match arrays.kept {
+        true => super::FILTER_FROM_IN_PARTITIONS,
+        false => crate::tier::gpu::knobs().filter_from,
+    };
+    let sample = match (&arrays.weights, algorithm, sample_stride(m, n, filter_from)) {
+        (Some(w), Algorithm::Auto, Some(stride)) => {
+            let sample = tier.alloc::<u64>(SAMPLE)?;
+            run_on(
+                "rs_sample_keys",
+                SAMPLE,
+                &[
+                    w.arg(),
+                    Arg::U64(stride as u64),
+                    Arg::U32(SAMPLE as u32),
+                    Arg::U32(key_kind(W::DTYPE)),
+                    Arg::U32(work.descending as u32),
+                    sample.arg(),
+                ],
+            )?;
+            let mut host = vec![0u64; SAMPLE];
+            crate::profile::span("gpu e2e: wait for the sample", || {
+                tier.read(&sample, &mut host)
+            })?;
+            Some(host)
+        }
+        _ => None,
+    };
+
+    // Validation and keys, one pass each over the ends and the weights. Their findings
+    // are read with the forest's edge count at the end: the algorithms read the ends
+    // clamped to the vertex range (msf.cl, end_at) and any bits make some key, so a
+    // graph the checks reject runs safely to the end (its ids are not written), and no
+    // wait stands between the checks and the algorithm.
+    let mut status = check_ends(tier, &program, arrays)?;
     let keys = match &arrays.weights {
         None => KeyBuffer::None(tier.alloc(0)?),
         // Unsigned weights in ascending order are their own keys (the weights' buffer,
@@ -906,76 +942,55 @@ fn solve_arrays<D: Device, W: Element>(
             }
         }
         Some(w) => {
-            let convert = |name: &str, out: Arg<D>| {
-                run_on(
-                    name,
-                    m,
-                    &[
-                        w.arg(),
-                        Arg::U32(m as u32),
-                        Arg::U32(key_kind(W::DTYPE)),
-                        Arg::U32(work.descending as u32),
-                        out,
-                        bad.arg(),
-                    ],
-                )
-            };
+            let mut args = vec![
+                w.arg(),
+                Arg::U32(m as u32),
+                Arg::U32(key_kind(W::DTYPE)),
+                Arg::U32(work.descending as u32),
+            ];
             if wide {
                 let keys = tier.alloc::<u64>(m)?;
-                convert("rs_wide_keys", keys.arg())?;
+                args.extend([keys.arg(), status.arg()]);
+                run_on("rs_wide_keys", m, &args)?;
                 KeyBuffer::Wide(keys)
             } else {
                 let keys = tier.alloc::<u32>(m)?;
-                convert("rs_narrow_keys", keys.arg())?;
+                let aligned = Arg::U32(w.starts_on_16_bytes() as u32);
+                args.extend([aligned, keys.arg(), status.arg()]);
+                run_on("rs_narrow_keys", m.div_ceil(4), &args)?;
                 KeyBuffer::Narrow(keys)
             }
         }
     };
-    let mut found = [0u32; 3];
-    crate::profile::span("gpu e2e: wait for the uploads and checks", || {
-        tier.read(&bad, &mut found)
-    })?;
-    if let Some(finding) = first_finding(tier, &found, eu, ev)? {
-        return Ok(ResidentOutcome::Invalid(finding));
+    if algorithm == Algorithm::Prim {
+        // Prim's adjacency is built on the host from the ends: they must be in range.
+        let mut found = [0u32; STATUS_WORDS];
+        tier.read(&status, &mut found)?;
+        if let Some(finding) = first_finding(tier, &found, eu, ev)? {
+            return Ok(ResidentOutcome::Invalid(finding));
+        }
     }
     // Converted keys stand in for the weights from here on unless the forest's weights
-    // are wanted (or the arrays are kept): an uploaded copy is freed now (after the
-    // wait above, so no kernel still reads it).
+    // are wanted (or the arrays are kept): an uploaded copy is freed now (a free is
+    // ordered behind the kernels already queued: CUDA's stream-ordered pool, OpenCL's
+    // release of a buffer in use).
     let keys_are_weights = key_kind(W::DTYPE) == 0 && !work.descending;
     let sum_here = work.weight_sum && !matches!(W::DTYPE, DType::F32 | DType::F64);
     if !(keys_are_weights || work.forest_weights || arrays.kept || sum_here) {
         arrays.weights = None;
     }
-
-    let thresholds = if algorithm == Algorithm::Auto {
-        let filter_from = match arrays.kept {
-            true => super::FILTER_FROM_IN_PARTITIONS,
-            false => crate::tier::gpu::knobs().filter_from,
-        };
-        light_thresholds(m, n, filter_from, |stride| {
-            if config.keys == 0 {
-                return Ok(None);
-            }
-            let sample = tier.alloc::<u64>(SAMPLE)?;
-            run_on(
-                "rs_sample_keys",
-                SAMPLE,
-                &[
-                    keys.arg(),
-                    Arg::U64(stride as u64),
-                    Arg::U32(SAMPLE as u32),
-                    sample.arg(),
-                ],
-            )?;
-            let mut host = vec![0u64; SAMPLE];
-            tier.read(&sample, &mut host)?;
-            Ok(Some(host))
-        })?
-    } else {
-        Vec::new()
-    };
-    let mut in_forest = tier.alloc::<u8>(m)?;
-    tier.fill(&mut in_forest, 0, m)?;
+    let thresholds = sample.map_or_else(Vec::new, |sample| thresholds_of(sample, m, n));
+    // The flags' buffer is read a vector of 16 at a time (rs_count_chosen): zero to a
+    // multiple of 16.
+    let flags = m.next_multiple_of(16);
+    let mut in_forest = tier.alloc::<u8>(flags)?;
+    tier.fill(&mut in_forest, 0, flags)?;
+    if work.device_clock {
+        // A call that times its phases (host arrays) waits here for the uploads, checks
+        // and keys, so that its compute lap is the algorithm's; a device-input call goes
+        // straight on.
+        tier.finish()?;
+    }
     timings.upload_ms = watch.lap();
 
     let run = Run {
@@ -1019,12 +1034,14 @@ fn solve_arrays<D: Device, W: Element>(
     let id_args = [in_forest.arg(), Arg::U32(m as u32), block_ends.arg()];
     run_on("rs_count_chosen", blocks * group, &id_args)?;
     tier.scan_queued(&mut block_ends, None, ScanOp::Sum, ScanKind::Inclusive)?;
-    if let Some(ids) = ids {
-        run_on(
+    match ids {
+        // It also puts the count in the status' last word.
+        Some(ids) => run_on(
             "rs_write_ids",
             blocks * group,
-            &[id_args[0], id_args[1], id_args[2], ids.arg()],
-        )?;
+            &[id_args[0], id_args[1], id_args[2], status.arg(), ids.arg()],
+        )?,
+        None => tier.copy_at(&block_ends, blocks - 1, &mut status, STATUS_WORDS - 1, 1)?,
     }
     let block_sums = match &arrays.weights {
         Some(w) if sum_here => {
@@ -1046,9 +1063,14 @@ fn solve_arrays<D: Device, W: Element>(
         _ => None,
     };
     // Read behind the ids' writes (and the sums): one wait for all.
-    let count = crate::profile::span("gpu e2e: wait for the forest's ids", || {
-        tier.read_one(&block_ends, blocks - 1)
-    })? as usize;
+    let mut found = [0u32; STATUS_WORDS];
+    crate::profile::span("gpu e2e: wait for the forest's ids", || {
+        tier.read(&status, &mut found)
+    })?;
+    if let Some(finding) = first_finding(tier, &found, eu, ev)? {
+        return Ok(ResidentOutcome::Invalid(finding));
+    }
+    let count = found[STATUS_WORDS - 1] as usize;
     let weight_sum = match block_sums {
         Some(sums) => Some(add_block_sums(tier, &sums)?),
         None => None,
@@ -1075,37 +1097,44 @@ fn solve_arrays<D: Device, W: Element>(
     })
 }
 
-/// Three words for the first failed checks' positions (u out of range, v out of range,
-/// NaN weight: `NO_POSITION` while none), the ends' checks queued over `list`.
+/// Words of a call's status on the device: the first failed checks' positions (u out
+/// of range, v out of range, NaN weight; `NO_POSITION` while none), then the forest's
+/// edge count, read in one copy.
+const STATUS_WORDS: usize = 4;
+
+/// A call's status words (see [`STATUS_WORDS`]), the ends' checks over `list` queued
+/// into them.
 fn check_ends<D: Device, W>(
     tier: &Gpu<D>,
     program: &D::Program,
     list: &EdgeArrays<D, W>,
 ) -> Result<DeviceBuffer<D, u32>> {
     let m = list.u.len();
-    let mut bad = tier.alloc::<u32>(3)?;
-    tier.fill(&mut bad, NO_POSITION, 3)?;
+    let mut status = tier.alloc::<u32>(STATUS_WORDS)?;
+    tier.fill(&mut status, NO_POSITION, STATUS_WORDS)?;
     tier.launch(
         program,
         "rs_check_ends",
-        m,
+        m.div_ceil(4),
         0,
         &[
             list.u.arg(),
             list.v.arg(),
             Arg::U32(m as u32),
             Arg::U64(list.num_vertices as u64),
-            bad.arg(),
+            // Both ends' arrays as vectors, or neither.
+            Arg::U32((list.u.starts_on_16_bytes() && list.v.starts_on_16_bytes()) as u32),
+            status.arg(),
         ],
     )?;
-    Ok(bad)
+    Ok(status)
 }
 
 /// The first failed check among the positions the kernels found (`found`: u out of
 /// range, v out of range, NaN weight), with the offending value read back.
 fn first_finding<D: Device>(
     tier: &Gpu<D>,
-    found: &[u32; 3],
+    found: &[u32],
     eu: &DeviceBuffer<D, u32>,
     ev: &DeviceBuffer<D, u32>,
 ) -> Result<Option<Finding>> {
