@@ -359,8 +359,8 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
     let work = resident::Work {
         algorithm,
         descending: options.maximum,
-        forest_weights: false,
-        weight_sum: true,
+        // Floats are summed here, from the caller's weights.
+        total: resident::Total::OfIntegers,
         device_clock: true,
     };
     if in_partitions {

@@ -5,7 +5,7 @@
 use super::prepare::{self, WeightKey};
 use super::{device_adjacency, sum_of_weights, MsfOptions, TotalWeight};
 use crate::tier::gpu::msf::resident::{
-    self, Finding, ResidentEdges, ResidentOutcome, ResidentRequest, Work,
+    self, Finding, ResidentEdges, ResidentOutcome, ResidentRequest, Total, Work,
 };
 use crate::tier::gpu::{Device, Gpu};
 use crate::types::{Algorithm, DType, Element};
@@ -90,8 +90,10 @@ pub(crate) unsafe fn minimum_spanning_forest_on_device<D: Device>(
         work: Work {
             algorithm: options.algorithm,
             descending: options.maximum,
-            forest_weights: output.total_weight,
-            weight_sum: output.total_weight,
+            total: match output.total_weight {
+                true => Total::Always,
+                false => Total::None,
+            },
             // The device clock costs a wait of its own; this path reports the host's.
             device_clock: false,
         },

@@ -73,7 +73,7 @@ pub(crate) enum ResidentOutcome<W> {
         /// Their weights in the same order, when asked for (and the graph has some),
         /// unless `weight_sum` holds their sum.
         weights: Option<Vec<W>>,
-        /// The sum of their weights, where `Work::weight_sum` asked for it and the
+        /// The sum of their weights, where `Work::total` asked for it and the
         /// weights are integers.
         weight_sum: Option<i128>,
         timings: DeviceTimings,
@@ -121,7 +121,7 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
         // No array is read (they may be null, as for empty host arrays).
         return Ok(ResidentOutcome::Forest {
             count: 0,
-            weights: request.work.forest_weights.then(Vec::new),
+            weights: request.work.brings_weights().then(Vec::new),
             weight_sum: None,
             timings: DeviceTimings::default(),
         });
@@ -176,8 +176,7 @@ fn solve_in_partitions<D: Device, W: Element>(
 ) -> Result<ResidentOutcome<W>> {
     // The forest's weights are gathered once, from the caller's weights, at the end.
     let each = Work {
-        forest_weights: false,
-        weight_sum: false,
+        total: Total::None,
         ..*work
     };
     let mut partitions = Partitions::<D, W>::new(tier, each, list.num_vertices);
@@ -189,12 +188,12 @@ fn solve_in_partitions<D: Device, W: Element>(
         return Ok(ResidentOutcome::Invalid(first_bad_edge(tier, list, seen)?));
     }
     let (count, positions, mut watch, mut timings) = partitions.into_parts();
-    let mut weights = work.forest_weights.then(Vec::new);
+    let mut weights = work.brings_weights().then(Vec::new);
     if let Some(positions) = &positions {
         if let Some(ids) = ids {
             tier.copy_at(positions, 0, ids, 0, count)?;
         }
-        if let (Some(w), true) = (&list.weights, work.forest_weights) {
+        if let (Some(w), true) = (&list.weights, work.brings_weights()) {
             let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(tier, true)))?;
             weights = Some(gather_weights(tier, &program, w, positions, count)?);
         }
@@ -817,15 +816,35 @@ pub(crate) struct Work {
     pub algorithm: Algorithm,
     /// Descending keys (a maximum spanning forest).
     pub descending: bool,
-    /// Also bring the forest's weights to the host (for its total weight), unless
-    /// `weight_sum` finds their sum on the device.
-    pub forest_weights: bool,
-    /// Sum the forest's weights on the device where they are integers (exact: 128-bit
-    /// sums per block, added on the host), so that neither they nor a host pass over
-    /// them are needed for its total.
-    pub weight_sum: bool,
+    pub total: Total,
     /// Time the algorithm by the device's clock too (a wait of its own).
     pub device_clock: bool,
+}
+
+/// What a device MSF finds toward its forest's total weight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Total {
+    /// Nothing.
+    None,
+    /// The sum of integer weights, on the device (exact: 128-bit sums per block, added
+    /// on the host); a float total is left to the caller, who holds the weights.
+    OfIntegers,
+    /// The total whatever the weights: integers summed on the device, float weights
+    /// brought to the host in the forest's order (the host adds them in id order, so
+    /// that the total is every tier's to the bit).
+    Always,
+}
+
+impl Work {
+    /// Whether the forest's integer weights are summed on the device.
+    fn sums_integers(&self) -> bool {
+        self.total != Total::None
+    }
+
+    /// Whether the forest's weights come to the host where the device does not sum them.
+    fn brings_weights(&self) -> bool {
+        self.total == Total::Always
+    }
 }
 
 /// An edge list on the device: the caller's memory (wrapped) or gpumst's (uploaded).
@@ -975,8 +994,8 @@ fn solve_arrays<D: Device, W: Element>(
     // ordered behind the kernels already queued: CUDA's stream-ordered pool, OpenCL's
     // release of a buffer in use).
     let keys_are_weights = key_kind(W::DTYPE) == 0 && !work.descending;
-    let sum_here = work.weight_sum && !matches!(W::DTYPE, DType::F32 | DType::F64);
-    if !(keys_are_weights || work.forest_weights || arrays.kept || sum_here) {
+    let sum_here = work.sums_integers() && !matches!(W::DTYPE, DType::F32 | DType::F64);
+    if !(keys_are_weights || work.brings_weights() || arrays.kept || sum_here) {
         arrays.weights = None;
     }
     let thresholds = sample.map_or_else(Vec::new, |sample| thresholds_of(sample, m, n));
@@ -1082,7 +1101,7 @@ fn solve_arrays<D: Device, W: Element>(
         )));
     }
     let forest_weights = match (ids, &arrays.weights) {
-        (Some(ids), Some(w)) if work.forest_weights && weight_sum.is_none() => {
+        (Some(ids), Some(w)) if work.brings_weights() && weight_sum.is_none() => {
             Some(gather_weights(tier, &program, w, ids, count)?)
         }
         _ => None,
@@ -1091,7 +1110,7 @@ fn solve_arrays<D: Device, W: Element>(
     timings.peak_device_bytes = watch.peak_bytes(tier);
     Ok(ResidentOutcome::Forest {
         count,
-        weights: forest_weights.or_else(|| work.forest_weights.then(Vec::new)),
+        weights: forest_weights.or_else(|| work.brings_weights().then(Vec::new)),
         weight_sum,
         timings,
     })
