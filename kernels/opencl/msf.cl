@@ -158,7 +158,7 @@ __kernel void uf_flatten(__global uint* parent, uint vertices) {
 // found then is an ancestor of the end, so the end's root now is that root's root.
 
 // An end of the graph's arrays as the algorithms read it: clamped to the vertex range.
-// The ends' check (rs_check_ends) runs beside the algorithm and is read only at the
+// The ends' check (rs_prepare) runs beside the algorithm and is read only at the
 // end, so a graph it rejects must still index inside every vertex array until then.
 inline uint end_at(__global const uint* ends, uint e, uint vertices) {
     return min(ends[e], vertices - 1);
@@ -869,28 +869,6 @@ inline void load_four(__global const uint* array, ulong first, ulong len, uint a
     }
 }
 
-// Edges whose ends are not below `vertices`, four per work-item (`aligned`: both
-// arrays start on 16 bytes).
-__kernel void rs_check_ends(__global const uint* eu, __global const uint* ev, uint edges,
-                            ulong vertices, uint aligned, __global uint* bad) {
-    ulong first = (ulong)get_global_id(0) * 4;
-    if (first >= edges)
-        return;
-    uint u[4], v[4];
-    load_four(eu, first, edges, aligned, u);
-    load_four(ev, first, edges, aligned, v);
-    for (uint k = 0; k < 4; k++)
-        if (u[k] >= vertices) {
-            atomic_min(&bad[0], (uint)(first + k));
-            break;
-        }
-    for (uint k = 0; k < 4; k++)
-        if (v[k] >= vertices) {
-            atomic_min(&bad[1], (uint)(first + k));
-            break;
-        }
-}
-
 // The key of a 32-bit weight's bits (`kind` 0 uint, 1 int, 2 float; WeightKey::key in
 // prepare.rs), complemented for a descending order.
 inline uint narrow_key(uint bits, uint kind, uint descending) {
@@ -919,14 +897,31 @@ inline ulong wide_key(ulong bits, uint kind, uint descending) {
     return descending ? ~key : key;
 }
 
-// Keys of 32-bit weights and the first NaN, four per work-item (`aligned`: the weights
-// start on 16 bytes; the keys are gpumst's own).
-__kernel void rs_narrow_keys(__global const uint* weights, uint edges, uint kind,
+// Of the four edges from `first` (a multiple of 4, below `edges`), the first whose u
+// and the first whose v is not below `vertices` (`aligned`: both arrays start on 16
+// bytes).
+inline void check_four_ends(__global const uint* eu, __global const uint* ev, ulong first,
+                            uint edges, ulong vertices, uint aligned, __global uint* bad) {
+    uint u[4], v[4];
+    load_four(eu, first, edges, aligned, u);
+    load_four(ev, first, edges, aligned, v);
+    for (uint k = 0; k < 4; k++)
+        if (u[k] >= vertices) {
+            atomic_min(&bad[0], (uint)(first + k));
+            break;
+        }
+    for (uint k = 0; k < 4; k++)
+        if (v[k] >= vertices) {
+            atomic_min(&bad[1], (uint)(first + k));
+            break;
+        }
+}
+
+// The keys of the four 32-bit weights from `first` and the first NaN among them
+// (`aligned`: the weights start on 16 bytes; the keys are gpumst's own).
+inline void narrow_four_keys(__global const uint* weights, ulong first, uint edges, uint kind,
                              uint descending, uint aligned, __global uint* keys,
                              __global uint* bad) {
-    ulong first = (ulong)get_global_id(0) * 4;
-    if (first >= edges)
-        return;
     uint bits[4], key[4];
     load_four(weights, first, edges, aligned, bits);
     for (uint k = 0; k < 4; k++) {
@@ -948,6 +943,27 @@ __kernel void rs_narrow_keys(__global const uint* weights, uint edges, uint kind
         for (uint k = 0; first + k < edges; k++)
             keys[first + k] = key[k];
     }
+}
+
+// Everything before the algorithm in one launch (each step a launch of its own cost a
+// road graph's call several microseconds), four edges per work-item: the ends' check,
+// the forest's flags zeroed (`flag_words` words, which reach past the edges: so does
+// the launch), and, where `make_keys`, the keys of 32-bit weights (`kind`,
+// `descending`, `weights_aligned` as for narrow_four_keys).
+__kernel void rs_prepare(__global const uint* eu, __global const uint* ev, uint edges,
+                         ulong vertices, uint ends_aligned, __global uint* flags,
+                         uint flag_words, __global const uint* weights, uint make_keys,
+                         uint kind, uint descending, uint weights_aligned,
+                         __global uint* keys, __global uint* bad) {
+    ulong item = get_global_id(0);
+    if (item < flag_words)
+        flags[item] = 0;
+    ulong first = item * 4;
+    if (first >= edges)
+        return;
+    check_four_ends(eu, ev, first, edges, vertices, ends_aligned, bad);
+    if (make_keys)
+        narrow_four_keys(weights, first, edges, kind, descending, weights_aligned, keys, bad);
 }
 
 // The same for 64-bit weights, one per work-item.
@@ -977,9 +993,10 @@ __kernel void rs_sample_keys(__global const Key* weights, ulong stride, uint cou
 #endif
 }
 
-// The forest's edge ids in ascending order, in two passes over the flags: each
-// work-group takes a block of WG * IDS_PER_ITEM edges, each work-item a run of
-// IDS_PER_ITEM consecutive ones; the host scans the blocks' counts in between.
+// The forest's edge ids in ascending order. Each work-group takes a block of
+// WG * IDS_PER_ITEM edges, each work-item a run of IDS_PER_ITEM consecutive ones: in
+// two passes over the flags with the host's scan of the blocks' counts in between, or
+// in one (rs_ids_one_pass) where work-groups keep running once started.
 #define IDS_PER_ITEM 16
 
 // Exclusive sum over the work-group of each item's `x` (Hillis-Steele in `sums`, WG
@@ -1003,8 +1020,8 @@ inline uint group_exclusive_sum(uint x, LOCAL uint* sums, uint* total) {
 // This item's run of flags (0 or 1 each), as four words of four bytes: one vector
 // load (the flags' buffer is gpumst's own, 16-byte aligned and zero up to a multiple of
 // 16 bytes), zero past the edges.
-inline void run_flags(__global const uchar* in_forest, uint edges, uint* words) {
-    ulong first = (ulong)get_global_id(0) * IDS_PER_ITEM;
+inline void run_flags(__global const uchar* in_forest, uint edges, ulong item, uint* words) {
+    ulong first = item * IDS_PER_ITEM;
     uint4 x;
     x.x = x.y = x.z = x.w = 0;
     if (first < edges)
@@ -1022,19 +1039,27 @@ inline uint run_count(const uint* words) {
     return (lanes * 0x01010101u) >> 24;
 }
 
+// This item's chosen edges' ids from ids[slot] on.
+inline void write_run(const uint* words, ulong item, uint slot, __global ulong* ids) {
+    ulong first = item * IDS_PER_ITEM;
+    for (uint k = 0; k < IDS_PER_ITEM; k++)
+        if ((words[k / 4] >> (8 * (k % 4))) & 0xFF)
+            ids[slot++] = first + k;
+}
+
 // block_counts[g] = chosen edges in block g.
 __kernel void rs_count_chosen(__global const uchar* in_forest, uint edges,
                               __global uint* block_counts) {
     __local uint sums[WG];
     uint total, words[4];
-    run_flags(in_forest, edges, words);
+    run_flags(in_forest, edges, get_global_id(0), words);
     group_exclusive_sum(run_count(words), sums, &total);
     if (get_local_id(0) == 0)
         block_counts[get_group_id(0)] = total;
 }
 
 // Writes the ids: `block_ends` holds the inclusive sums of the blocks' counts. The
-// call's status (`status`: rs_check_ends' three words, then the count) receives the
+// call's status (`status`: rs_prepare's three words, then the count) receives the
 // count; no id is written when a check found a bad edge, so that the caller's memory
 // is left as it was.
 __kernel void rs_write_ids(__global const uchar* in_forest, uint edges,
@@ -1045,14 +1070,55 @@ __kernel void rs_write_ids(__global const uchar* in_forest, uint edges,
     uint g = get_group_id(0);
     if (g == get_num_groups(0) - 1 && get_local_id(0) == 0)
         status[3] = block_ends[g];
-    run_flags(in_forest, edges, words);
+    run_flags(in_forest, edges, get_global_id(0), words);
     uint slot = (g ? block_ends[g - 1] : 0) + group_exclusive_sum(run_count(words), sums, &total);
-    if ((status[0] & status[1] & status[2]) != NO_EDGE)
-        return;
-    ulong first = (ulong)get_global_id(0) * IDS_PER_ITEM;
-    for (uint k = 0; k < IDS_PER_ITEM; k++)
-        if ((words[k / 4] >> (8 * (k % 4))) & 0xFF)
-            ids[slot++] = first + k;
+    if ((status[0] & status[1] & status[2]) == NO_EDGE)
+        write_run(words, get_global_id(0), slot, ids);
+}
+
+// rs_count_chosen, the scan and rs_write_ids in one launch, for few blocks and where
+// work-groups keep running once started (the chained scan's condition). `status` holds
+// rs_prepare's three words, the count's, a ticket, then one word per block, all
+// NO_EDGE beforehand. Each group takes the next block by the ticket, publishes the
+// block's count, and sums the counts of the blocks before it, which earlier groups
+// took (so they run or are done), waiting for any not yet published: blocks^2 / 2
+// reads in all, few beside the flags for the few blocks this serves. Ids are written
+// only where `write` is set and the checks found nothing; the last block puts the
+// count in status[3] and the four words in `out` (host memory the kernel can write,
+// where the tier has some, else `status` itself).
+__kernel void rs_ids_one_pass(__global const uchar* in_forest, uint edges,
+                              __global volatile uint* status, uint write,
+                              __global ulong* ids, __global uint* out) {
+    __local uint sums[WG];
+    __local uint taken;
+    __global volatile uint* counts = status + 5;
+    uint lid = get_local_id(0);
+    if (lid == 0)
+        taken = atomic_inc(&status[4]) + 1; // the ticket starts at NO_EDGE: blocks from 0
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint block = taken;
+    ulong item = (ulong)block * WG + lid;
+    uint total, before, words[4];
+    run_flags(in_forest, edges, item, words);
+    uint in_block = group_exclusive_sum(run_count(words), sums, &total);
+    if (lid == 0)
+        atomic_xchg(&counts[block], total); // below NO_EDGE: at most WG * IDS_PER_ITEM
+    uint earlier = 0;
+    for (uint b = lid; b < block; b += WG) {
+        uint c;
+        while ((c = counts[b]) == NO_EDGE)
+            ;
+        earlier += c;
+    }
+    group_exclusive_sum(earlier, sums, &before);
+    if (write && (status[0] & status[1] & status[2]) == NO_EDGE)
+        write_run(words, item, before + in_block, ids);
+    if (block == get_num_groups(0) - 1 && lid == 0) {
+        out[0] = status[0];
+        out[1] = status[1];
+        out[2] = status[2];
+        out[3] = before + total;
+    }
 }
 
 // The sum of the integer weights of block g's chosen edges (blocks as in rs_count_chosen)

@@ -45,9 +45,11 @@ pub(crate) enum DeviceKeys<'a> {
 }
 
 /// Where a device MSF spent its time (host clock around finished device work). A call
-/// on host arrays waits for its uploads, checks and keys before the algorithm, so that
-/// the laps split there; a call on device arrays does not wait (its compute lap then
-/// also holds whatever of the checks the algorithm's first wait found queued).
+/// on host arrays waits for its uploads, checks and keys before the algorithm and for
+/// the algorithm after it, so that the laps split there. A call on device arrays waits
+/// only where the algorithm must learn a round's length, and at its end: its laps are
+/// the host's (compute: queueing the algorithm, with those waits; download: the rest of
+/// the device's work and the forest's count), and only their sum is the call's time.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DeviceTimings {
     /// Host arrays to device buffers, with the device's checks and keys.
@@ -233,6 +235,7 @@ pub(crate) fn solve<D: Device>(
     })?;
     let ((), device_ms) =
         tier.time(|| run.algorithm(n, m, algorithm, &thresholds, Some(problem)))?;
+    crate::profile::span("gpu msf: wait for the device", || tier.finish())?;
     timings.compute_device_ms = device_ms;
     timings.compute_ms = watch.lap();
     let mut chosen: Vec<u8> = alloc::zeroed(m, "the forest's edge flags")?;
@@ -536,7 +539,8 @@ struct Run<'a, D: Device> {
 }
 
 impl<D: Device> Run<'_, D> {
-    /// Runs `algorithm` to the end (the device work finished).
+    /// Queues `algorithm` to the end (the host waits only where it must learn a round's
+    /// worklist length; the caller waits for the rest, or queues behind it).
     /// `thresholds` are the light phases' (see `light_thresholds`); Prim builds its
     /// adjacency from `problem` on the host.
     fn algorithm(
@@ -582,7 +586,7 @@ impl<D: Device> Run<'_, D> {
                 });
             }
         }
-        crate::profile::span("gpu msf: wait for the device", || tier.finish())
+        Ok(())
     }
 
     fn launch(&self, name: &str, items: usize, args: &[Arg<D>]) -> Result<()> {

@@ -95,6 +95,9 @@ const NO_POSITION: u32 = u32::MAX;
 
 /// Edges per work-item when the forest's ids are written (IDS_PER_ITEM in msf.cl).
 const IDS_PER_ITEM: usize = 16;
+/// Blocks of edges (a work-group's each) up to which the forest's ids take one launch
+/// (`rs_ids_one_pass`, whose groups read every earlier block's count: blocks^2 / 2 reads).
+const ONE_PASS_BLOCKS: usize = 1024;
 
 /// Solves `edges` (weights of type W) on `tier`, writing the forest's edge ids in
 /// ascending order to `request.ids_out`. `adjacency` builds Prim's CSR on the host
@@ -222,7 +225,7 @@ fn first_bad_edge<D: Device, W: Element>(
         tier,
         list.weights.is_some(),
     )))?;
-    let status = check_ends(tier, &program, list)?;
+    let status = check_ends(tier, &program, list, Prepare::default())?;
     let mut found = [0u32; STATUS_WORDS];
     tier.read(&status, &mut found)?;
     if let Finding::NanWeight { edge } = seen {
@@ -941,17 +944,20 @@ fn solve_arrays<D: Device, W: Element>(
         _ => None,
     };
 
-    // Validation and keys, one pass each over the ends and the weights. Their findings
-    // are read with the forest's edge count at the end: the algorithms read the ends
-    // clamped to the vertex range (msf.cl, end_at) and any bits make some key, so a
-    // graph the checks reject runs safely to the end (its ids are not written), and no
-    // wait stands between the checks and the algorithm.
-    let mut status = check_ends(tier, &program, arrays)?;
+    // Validation, the flags' zeroing and 32-bit keys in one launch (64-bit keys in one
+    // more). Their findings are read with the forest's edge count at the end: the
+    // algorithms read the ends clamped to the vertex range (msf.cl, end_at) and any bits
+    // make some key, so a graph the checks reject runs safely to the end (its ids are
+    // not written), and no wait stands between the checks and the algorithm.
+    // The flags are read a vector of 16 at a time (rs_count_chosen): zero to a multiple
+    // of 16.
+    let in_forest = tier.alloc::<u8>(m.next_multiple_of(16))?;
+    let make_keys = arrays.weights.is_some() && (key_kind(W::DTYPE) != 0 || work.descending);
     let keys = match &arrays.weights {
         None => KeyBuffer::None(tier.alloc(0)?),
         // Unsigned weights in ascending order are their own keys (the weights' buffer,
         // lent again: it outlives the keys below).
-        Some(w) if key_kind(W::DTYPE) == 0 && !work.descending => {
+        Some(w) if !make_keys => {
             // SAFETY: `w` is live device memory of this tier holding m weights, kept
             // until the end of this function, after the last use of the keys.
             if wide {
@@ -960,27 +966,45 @@ fn solve_arrays<D: Device, W: Element>(
                 KeyBuffer::Narrow(unsafe { tier.wrap(w.address(), m, "weights")? })
             }
         }
-        Some(w) => {
-            let mut args = vec![
+        Some(_) if wide => KeyBuffer::Wide(tier.alloc::<u64>(m)?),
+        Some(_) => KeyBuffer::Narrow(tier.alloc::<u32>(m)?),
+    };
+    let narrow_keys = match (&arrays.weights, &keys) {
+        (Some(w), KeyBuffer::Narrow(k)) if make_keys => Some(NarrowKeys {
+            weights: w.arg(),
+            aligned: w.starts_on_16_bytes(),
+            kind: key_kind(W::DTYPE),
+            descending: work.descending,
+            keys: k.arg(),
+        }),
+        _ => None,
+    };
+    // The ids in one launch for few blocks, where work-groups keep running once started
+    // (the chained scan's condition); its ticket and counts follow the status words.
+    let group = tier.settings.group_size;
+    let blocks = m.div_ceil(group * IDS_PER_ITEM);
+    let one_pass = tier.settings.single_pass_scan && (1..=ONE_PASS_BLOCKS).contains(&blocks);
+    let chain_words = if one_pass { 1 + blocks } else { 0 };
+    let prepare = Prepare {
+        status_words: STATUS_WORDS + chain_words,
+        flags: Some(&in_forest),
+        narrow_keys,
+    };
+    let mut status = check_ends(tier, &program, arrays, prepare)?;
+    if let (Some(w), KeyBuffer::Wide(k), true) = (&arrays.weights, &keys, make_keys) {
+        run_on(
+            "rs_wide_keys",
+            m,
+            &[
                 w.arg(),
                 Arg::U32(m as u32),
                 Arg::U32(key_kind(W::DTYPE)),
                 Arg::U32(work.descending as u32),
-            ];
-            if wide {
-                let keys = tier.alloc::<u64>(m)?;
-                args.extend([keys.arg(), status.arg()]);
-                run_on("rs_wide_keys", m, &args)?;
-                KeyBuffer::Wide(keys)
-            } else {
-                let keys = tier.alloc::<u32>(m)?;
-                let aligned = Arg::U32(w.starts_on_16_bytes() as u32);
-                args.extend([aligned, keys.arg(), status.arg()]);
-                run_on("rs_narrow_keys", m.div_ceil(4), &args)?;
-                KeyBuffer::Narrow(keys)
-            }
-        }
-    };
+                k.arg(),
+                status.arg(),
+            ],
+        )?;
+    }
     if algorithm == Algorithm::Prim {
         // Prim's adjacency is built on the host from the ends: they must be in range.
         let mut found = [0u32; STATUS_WORDS];
@@ -999,11 +1023,6 @@ fn solve_arrays<D: Device, W: Element>(
         arrays.weights = None;
     }
     let thresholds = sample.map_or_else(Vec::new, |sample| thresholds_of(sample, m, n));
-    // The flags' buffer is read a vector of 16 at a time (rs_count_chosen): zero to a
-    // multiple of 16.
-    let flags = m.next_multiple_of(16);
-    let mut in_forest = tier.alloc::<u8>(flags)?;
-    tier.fill(&mut in_forest, 0, flags)?;
     if work.device_clock {
         // A call that times its phases (host arrays) waits here for the uploads, checks
         // and keys, so that its compute lap is the algorithm's; a device-input call goes
@@ -1040,27 +1059,56 @@ fn solve_arrays<D: Device, W: Element>(
     };
     if work.device_clock {
         timings.compute_device_ms = tier.time(compute)?.1;
+        tier.finish()?;
     } else {
+        // Queued only: the ids' kernels follow the algorithm's without a wait between.
         compute()?;
     }
     timings.compute_ms = watch.lap();
 
     // The forest's ids in ascending order: per block of edges its count of chosen ones,
-    // their inclusive scan, then each block writes its ids from there (rs_write_ids).
-    let group = tier.settings.group_size;
-    let blocks = m.div_ceil(group * IDS_PER_ITEM);
-    let mut block_ends = tier.alloc::<u32>(blocks)?;
-    let id_args = [in_forest.arg(), Arg::U32(m as u32), block_ends.arg()];
-    run_on("rs_count_chosen", blocks * group, &id_args)?;
-    tier.scan_queued(&mut block_ends, None, ScanOp::Sum, ScanKind::Inclusive)?;
-    match ids {
-        // It also puts the count in the status' last word.
-        Some(ids) => run_on(
-            "rs_write_ids",
+    // their inclusive scan, then each block writes its ids from there; in one launch
+    // where it can (rs_ids_one_pass), which writes the four status words straight to
+    // host memory where the tier has some.
+    let id_args = [in_forest.arg(), Arg::U32(m as u32)];
+    let host_words = if one_pass {
+        tier.device.host_words()
+    } else {
+        None
+    };
+    if one_pass {
+        let out = match &host_words {
+            Some(words) => Arg::Mem(D::host_words_handle(words)),
+            None => status.arg(),
+        };
+        // Without ids nothing is written to the ids' argument: any buffer will do.
+        let ids_arg = ids.map_or(status.arg(), |ids| ids.arg());
+        run_on(
+            "rs_ids_one_pass",
             blocks * group,
-            &[id_args[0], id_args[1], id_args[2], status.arg(), ids.arg()],
-        )?,
-        None => tier.copy_at(&block_ends, blocks - 1, &mut status, STATUS_WORDS - 1, 1)?,
+            &[
+                id_args[0],
+                id_args[1],
+                status.arg(),
+                Arg::U32(ids.is_some() as u32),
+                ids_arg,
+                out,
+            ],
+        )?;
+    } else {
+        let mut block_ends = tier.alloc::<u32>(blocks)?;
+        let args = [id_args[0], id_args[1], block_ends.arg()];
+        run_on("rs_count_chosen", blocks * group, &args)?;
+        tier.scan_queued(&mut block_ends, None, ScanOp::Sum, ScanKind::Inclusive)?;
+        match ids {
+            // It also puts the count in the status' last word.
+            Some(ids) => run_on(
+                "rs_write_ids",
+                blocks * group,
+                &[args[0], args[1], args[2], status.arg(), ids.arg()],
+            )?,
+            None => tier.copy_at(&block_ends, blocks - 1, &mut status, STATUS_WORDS - 1, 1)?,
+        }
     }
     let block_sums = match &arrays.weights {
         Some(w) if sum_here => {
@@ -1083,8 +1131,18 @@ fn solve_arrays<D: Device, W: Element>(
     };
     // Read behind the ids' writes (and the sums): one wait for all.
     let mut found = [0u32; STATUS_WORDS];
-    crate::profile::span("gpu e2e: wait for the forest's ids", || {
-        tier.read(&status, &mut found)
+    crate::profile::span("gpu e2e: wait for the forest's ids", || match &host_words {
+        Some(words) => {
+            tier.finish()?;
+            let bytes = D::host_words_read(words).map(u64::to_ne_bytes).concat();
+            for (word, bytes) in found.iter_mut().zip(bytes.chunks_exact(4)) {
+                let mut four = [0u8; 4];
+                four.copy_from_slice(bytes);
+                *word = u32::from_ne_bytes(four);
+            }
+            Ok(())
+        }
+        None => tier.read(&status, &mut found),
     })?;
     if let Some(finding) = first_finding(tier, &found, eu, ev)? {
         return Ok(ResidentOutcome::Invalid(finding));
@@ -1121,20 +1179,62 @@ fn solve_arrays<D: Device, W: Element>(
 /// edge count, read in one copy.
 const STATUS_WORDS: usize = 4;
 
+/// What `rs_prepare` does beside the ends' check.
+struct Prepare<'a, D: Device> {
+    /// Status words to allocate (at least [`STATUS_WORDS`]), every one NO_POSITION.
+    status_words: usize,
+    /// The forest's flags, zeroed (their whole length, a multiple of 4 bytes).
+    flags: Option<&'a DeviceBuffer<D, u8>>,
+    /// Keys of 32-bit weights to make.
+    narrow_keys: Option<NarrowKeys<D>>,
+}
+
+impl<D: Device> Default for Prepare<'_, D> {
+    fn default() -> Self {
+        Prepare {
+            status_words: STATUS_WORDS,
+            flags: None,
+            narrow_keys: None,
+        }
+    }
+}
+
+/// 32-bit weights and their keys' buffer, for `rs_prepare`.
+struct NarrowKeys<D: Device> {
+    weights: Arg<D>,
+    /// The weights start on 16 bytes (vector loads).
+    aligned: bool,
+    kind: u32,
+    descending: bool,
+    keys: Arg<D>,
+}
+
 /// A call's status words (see [`STATUS_WORDS`]), the ends' checks over `list` queued
-/// into them.
+/// into them, with what else `prepare` asks of the same launch.
 fn check_ends<D: Device, W>(
     tier: &Gpu<D>,
     program: &D::Program,
     list: &EdgeArrays<D, W>,
+    prepare: Prepare<'_, D>,
 ) -> Result<DeviceBuffer<D, u32>> {
     let m = list.u.len();
-    let mut status = tier.alloc::<u32>(STATUS_WORDS)?;
-    tier.fill(&mut status, NO_POSITION, STATUS_WORDS)?;
+    let mut status = tier.alloc::<u32>(prepare.status_words)?;
+    tier.fill(&mut status, NO_POSITION, prepare.status_words)?;
+    let (flags, flag_words) = match prepare.flags {
+        Some(flags) => (flags.arg(), flags.len() / 4),
+        // Not written: any buffer will do.
+        None => (status.arg(), 0),
+    };
+    let make_keys = prepare.narrow_keys.is_some();
+    let (weights, keys, kind, descending, aligned) = match prepare.narrow_keys {
+        Some(k) => (k.weights, k.keys, k.kind, k.descending, k.aligned),
+        // Not read or written: any buffer will do.
+        None => (status.arg(), status.arg(), 0, false, false),
+    };
     tier.launch(
         program,
-        "rs_check_ends",
-        m.div_ceil(4),
+        "rs_prepare",
+        m.div_ceil(4).max(flag_words),
         0,
         &[
             list.u.arg(),
@@ -1143,6 +1243,14 @@ fn check_ends<D: Device, W>(
             Arg::U64(list.num_vertices as u64),
             // Both ends' arrays as vectors, or neither.
             Arg::U32((list.u.starts_on_16_bytes() && list.v.starts_on_16_bytes()) as u32),
+            flags,
+            Arg::U32(flag_words as u32),
+            weights,
+            Arg::U32(make_keys as u32),
+            Arg::U32(kind),
+            Arg::U32(descending as u32),
+            Arg::U32(aligned as u32),
+            keys,
             status.arg(),
         ],
     )?;
