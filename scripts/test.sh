@@ -25,8 +25,10 @@ echo "   the auto MSF's host four rounds ahead of its worklist lengths (the defa
 echo "   and its light phases from one edge per vertex (the default is 2.5)"
 GPUMST_OPENCL_ATOMICS=32 GPUMST_GPU_LOOKAHEAD=4 GPUMST_GPU_FILTER_FROM=100 cargo test --release --test conformance
 echo "== OpenCL primitives with the single-pass scan (PoCL's default is reduce-then-scan),"
-echo "   its kept tile states zeroed every 4th scan (the default is every 2^29th)"
-GPUMST_OPENCL_SCAN=single-pass GPUMST_GPU_SCAN_EPOCHS=5 cargo test --release --test primitives
+echo "   its kept tile states zeroed every 4th scan (the default is every 2^29th); the device"
+echo "   graphs' suites with it too (their forest ids then take one launch, rs_ids_one_pass)"
+GPUMST_OPENCL_SCAN=single-pass GPUMST_GPU_SCAN_EPOCHS=5 cargo test --release --test primitives \
+    --test device_memory --test partitioned
 echo "== OpenCL out-of-memory paths (device memory capped at 1 MB)"
 GPUMST_OPENCL_MEMORY_LIMIT=1000000 cargo test --release --test conformance out_of_device_memory
 echo "== every input-sized allocation refused in turn (fault-injection build), on each tier found"

@@ -81,6 +81,30 @@ fn forests_match_the_reference_for_every_weight_type() {
     }
 }
 
+/// The forest's ids over many blocks of 4096 edges (a work-group's, with 256 work-items):
+/// more blocks than a work-group has items (the one-launch ids, rs_ids_one_pass, then
+/// read the earlier blocks' counts in several steps), and more than its 1024 (the
+/// count, scan and write then take a launch each). The one launch is taken where the
+/// single-pass scan is (CUDA; NVIDIA OpenCL; PoCL with GPUMST_OPENCL_SCAN=single-pass).
+#[test]
+fn forest_ids_over_many_blocks() {
+    for (n, m, seed) in [(300_000, 1_100_001, 31), (1_000_000, 4096 * 1024 + 1, 32)] {
+        let (u, v) = random_graph(n, m, seed);
+        let mut s = Stream(seed);
+        let w: Vec<u32> = (0..m).map(|_| (s.next() % 100_000) as u32).collect();
+        let (expected, components) = reference(n, &u, &v, Some(&w), false);
+        for ctx in gpu_tiers() {
+            let graph = OnDevice::new(&ctx, n, &u, &v, Some(&w));
+            let what = format!("random n={n} m={m} on {}", ctx.tier());
+            let forest = graph
+                .solve(&ctx, &MsfOptions::default())
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(forest.num_components, components, "{what}");
+            assert_eq!(graph.ids(&ctx, forest.num_edges), expected, "{what}");
+        }
+    }
+}
+
 #[test]
 fn device_forests_equal_host_forests_with_isolated_vertices_and_self_loops() {
     // Many isolated vertices (the host path renumbers them away; the device path
