@@ -1,6 +1,7 @@
 /*
  * Data already in device memory through the C API: gpumst_msf_device,
- * gpumst_scan_device, gpumst_argmin_device, gpumst_segmented_argmin_device and
+ * gpumst_scan_device, gpumst_argmin_device / gpumst_argmax_device,
+ * gpumst_segmented_argmin_device / gpumst_segmented_argmax_device and
  * gpumst_context_native, on every GPU tier found (OpenCL on PoCL in CI, CUDA and
  * OpenCL on the device machine). The device memory is made the way an application
  * makes it: OpenCL buffers in the cl_context gpumst_context_native returns, CUDA
@@ -182,6 +183,11 @@ static void primitives_match_the_host_functions(gpumst_context *ctx, struct devi
     CHECK_STATUS(gpumst_argmin_device(ctx, GPUMST_I64, fresh, n, NULL, &value, &index), GPUMST_OK);
     CHECK_STATUS(gpumst_argmin(ctx, GPUMST_I64, data, n, &host_value, &host_index), GPUMST_OK);
     CHECK(value == host_value && index == host_index, "argmin %" PRId64 "@%" PRIu64, value, index);
+    CHECK_STATUS(gpumst_argmax_device(ctx, GPUMST_I64, fresh, n, NULL, &value, &index), GPUMST_OK);
+    CHECK_STATUS(gpumst_argmax(ctx, GPUMST_I64, data, n, &host_value, &host_index), GPUMST_OK);
+    CHECK(value == host_value && index == host_index, "argmax %" PRId64 "@%" PRIu64, value, index);
+    CHECK_STATUS(gpumst_argmax_device(ctx, GPUMST_I64, fresh, 0, NULL, &value, &index),
+                 GPUMST_INVALID_ARGUMENT);
 
     static uint64_t offsets[segments + 1], indices[segments], host_indices[segments];
     static int64_t values[segments], host_values[segments];
@@ -202,10 +208,24 @@ static void primitives_match_the_host_functions(gpumst_context *ctx, struct devi
     CHECK(memcmp(values, host_values, sizeof values) == 0 &&
               memcmp(indices, host_indices, sizeof indices) == 0,
           "segmented argmin differs");
+    CHECK_STATUS(gpumst_segmented_argmax_device(ctx, GPUMST_I64, fresh, n, d_offsets, segments, d_values,
+                                                d_indices, NULL),
+                 GPUMST_OK);
+    device_read(d, d_values, values, sizeof values);
+    device_read(d, d_indices, indices, sizeof indices);
+    CHECK_STATUS(gpumst_segmented_argmax(ctx, GPUMST_I64, data, n, offsets, segments, host_values,
+                                         host_indices),
+                 GPUMST_OK);
+    CHECK(memcmp(values, host_values, sizeof values) == 0 &&
+              memcmp(indices, host_indices, sizeof indices) == 0,
+          "segmented argmax differs");
     /* Offsets past the data are refused, as on the host. */
     offsets[segments] = n + 1;
     void *bad_offsets = device_copy(d, offsets, sizeof offsets);
     CHECK_STATUS(gpumst_segmented_argmin_device(ctx, GPUMST_I64, fresh, n, bad_offsets, segments,
+                                                d_values, d_indices, NULL),
+                 GPUMST_INVALID_ARGUMENT);
+    CHECK_STATUS(gpumst_segmented_argmax_device(ctx, GPUMST_I64, fresh, n, bad_offsets, segments,
                                                 d_values, d_indices, NULL),
                  GPUMST_INVALID_ARGUMENT);
     device_free(d, bad_offsets);

@@ -513,12 +513,19 @@ gpumst_status gpumst_segmented_scan_offsets_device(struct gpumst_context *ctx, g
 // issued to `stream` (NULL: none).
 gpumst_status gpumst_argmin_device(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, void *stream, void *value, uint64_t *index);
 
+// As gpumst_argmin_device, for the maximum (as gpumst_argmax).
+gpumst_status gpumst_argmax_device(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, void *stream, void *value, uint64_t *index);
+
 // Per segment of `offsets` (num_segments + 1 uint64_t in device memory, as for
 // gpumst_segmented_argmin), the minimum of `input` (n elements of `dtype`) into
 // `values` and its first index into `indices` (uint64_t), all in device memory,
 // after the work the caller issued to `stream` (NULL: none). The offsets are
 // validated on the device with gpumst_segmented_argmin's messages.
 gpumst_status gpumst_segmented_argmin_device(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, const void *offsets, uint64_t num_segments, void *values, void *indices, void *stream);
+
+// As gpumst_segmented_argmin_device, for the maximum (as gpumst_segmented_argmax:
+// empty segments get the type's minimum).
+gpumst_status gpumst_segmented_argmax_device(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, const void *offsets, uint64_t num_segments, void *values, void *indices, void *stream);
 
 #ifdef __cplusplus
 }  // extern "C"

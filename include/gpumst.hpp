@@ -1169,6 +1169,42 @@ ArgResult<T> argmin_device(Context &ctx, const T *in, std::uint64_t n, void *str
     return result;
 }
 
+// The maximum of n elements in device memory and its first index (n > 0).
+template <class T>
+ArgResult<T> argmax_device(Context &ctx, const T *in, std::uint64_t n, void *stream = nullptr)
+{
+    ArgResult<T> result{T(), empty_index};
+    ctx.check(gpumst_argmax_device(ctx.handle("gpumst::argmax_device"), detail::code<T>(), in, n, stream,
+                                   &result.value, &result.index),
+              "gpumst_argmax_device");
+    return result;
+}
+
+// Per segment [offsets[s], offsets[s+1]) of n elements in device memory (num_segments
+// + 1 offsets in device memory): the minimum into values[s] and its first index into
+// indices[s] (num_segments of each, in device memory; empty segments get the type's
+// max and empty_index).
+template <class T>
+void segmented_argmin_device(Context &ctx, const T *in, std::uint64_t n, const std::uint64_t *offsets,
+                             std::uint64_t num_segments, T *values, std::uint64_t *indices,
+                             void *stream = nullptr)
+{
+    ctx.check(gpumst_segmented_argmin_device(ctx.handle("gpumst::segmented_argmin_device"), detail::code<T>(), in,
+                                             n, offsets, num_segments, values, indices, stream),
+              "gpumst_segmented_argmin_device");
+}
+
+// As segmented_argmin_device, for the maximum; empty segments get the type's min.
+template <class T>
+void segmented_argmax_device(Context &ctx, const T *in, std::uint64_t n, const std::uint64_t *offsets,
+                             std::uint64_t num_segments, T *values, std::uint64_t *indices,
+                             void *stream = nullptr)
+{
+    ctx.check(gpumst_segmented_argmax_device(ctx.handle("gpumst::segmented_argmax_device"), detail::code<T>(), in,
+                                             n, offsets, num_segments, values, indices, stream),
+              "gpumst_segmented_argmax_device");
+}
+
 }  // namespace gpumst
 
 #endif  // GPUMST_HPP

@@ -688,6 +688,29 @@ impl Context {
         values: &mut Buffer<T>,
         indices: &mut Buffer<u64>,
     ) -> Result<()> {
+        self.segmented_arg_extreme_buffer(data, offsets, Extreme::Min, values, indices)
+    }
+
+    /// [`Context::segmented_argmax`] on resident buffers of one tier: per segment of
+    /// `offsets`, the maximum of `data` into `values` and its first index into `indices`.
+    pub fn segmented_argmax_buffer<T: Element>(
+        &self,
+        data: &Buffer<T>,
+        offsets: &Buffer<u64>,
+        values: &mut Buffer<T>,
+        indices: &mut Buffer<u64>,
+    ) -> Result<()> {
+        self.segmented_arg_extreme_buffer(data, offsets, Extreme::Max, values, indices)
+    }
+
+    fn segmented_arg_extreme_buffer<T: Element>(
+        &self,
+        data: &Buffer<T>,
+        offsets: &Buffer<u64>,
+        extreme: Extreme,
+        values: &mut Buffer<T>,
+        indices: &mut Buffer<u64>,
+    ) -> Result<()> {
         let segments = offsets.len().saturating_sub(1);
         if values.len() != segments || indices.len() != segments {
             return Err(Error::invalid_argument(format!(
@@ -703,24 +726,38 @@ impl Context {
             &mut indices.storage,
         ) {
             (Storage::Host(d), Storage::Host(o), Storage::Host(v), Storage::Host(i)) => {
-                self.segmented_argmin(d, o, v, i)
+                self.run_segmented_arg_extreme(d, o, extreme, v, i)
             }
             (Storage::OpenCl(d), Storage::OpenCl(o), Storage::OpenCl(v), Storage::OpenCl(i)) => {
-                self.gpu_of()?.checked_segmented_argmin_resident(d, o, v, i)
+                self.gpu_of()?
+                    .checked_segmented_arg_extreme_resident(d, o, extreme, v, i)
             }
-            (Storage::Cuda(d), Storage::Cuda(o), Storage::Cuda(v), Storage::Cuda(i)) => {
-                self.gpu_of()?.checked_segmented_argmin_resident(d, o, v, i)
-            }
+            (Storage::Cuda(d), Storage::Cuda(o), Storage::Cuda(v), Storage::Cuda(i)) => self
+                .gpu_of()?
+                .checked_segmented_arg_extreme_resident(d, o, extreme, v, i),
             _ => Err(mixed_tiers(data.tier(), offsets.tier())),
         }
     }
 
     /// Arg-minimum of a resident buffer.
     pub fn argmin_buffer<T: Element>(&self, buffer: &Buffer<T>) -> Result<Option<(T, usize)>> {
+        self.arg_extreme_buffer(buffer, Extreme::Min)
+    }
+
+    /// Arg-maximum of a resident buffer.
+    pub fn argmax_buffer<T: Element>(&self, buffer: &Buffer<T>) -> Result<Option<(T, usize)>> {
+        self.arg_extreme_buffer(buffer, Extreme::Max)
+    }
+
+    fn arg_extreme_buffer<T: Element>(
+        &self,
+        buffer: &Buffer<T>,
+        extreme: Extreme,
+    ) -> Result<Option<(T, usize)>> {
         match &buffer.storage {
-            Storage::Host(data) => self.argmin(data),
-            Storage::OpenCl(device) => self.gpu_of()?.arg_extreme_resident(device, Extreme::Min),
-            Storage::Cuda(device) => self.gpu_of()?.arg_extreme_resident(device, Extreme::Min),
+            Storage::Host(data) => self.run_arg_extreme(data, extreme),
+            Storage::OpenCl(device) => self.gpu_of()?.arg_extreme_resident(device, extreme),
+            Storage::Cuda(device) => self.gpu_of()?.arg_extreme_resident(device, extreme),
         }
     }
 }

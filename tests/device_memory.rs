@@ -296,6 +296,45 @@ fn primitives_run_on_wrapped_device_memory() {
             ctx.argmin_buffer(&wrapped).unwrap(),
             ctx.argmin(&data).unwrap()
         );
+        assert_eq!(
+            ctx.argmax_buffer(&wrapped).unwrap(),
+            ctx.argmax(&data).unwrap()
+        );
+        // Per segment (an empty one), every buffer on the device, against the host's.
+        let arg_offsets = [0u64, 700, 700, 64_000, data.len() as u64];
+        let segments = arg_offsets.len() - 1;
+        let device_arg_offsets = ctx.upload(&arg_offsets).unwrap();
+        let mut values = ctx.upload(&vec![0i64; segments]).unwrap();
+        let mut indices = ctx.upload(&vec![0u64; segments]).unwrap();
+        for maximum in [false, true] {
+            let (mut want_values, mut want_indices) = (vec![0i64; segments], vec![0u64; segments]);
+            if maximum {
+                ctx.segmented_argmax_buffer(
+                    &wrapped,
+                    &device_arg_offsets,
+                    &mut values,
+                    &mut indices,
+                )
+                .unwrap();
+                ctx.segmented_argmax(&data, &arg_offsets, &mut want_values, &mut want_indices)
+                    .unwrap();
+            } else {
+                ctx.segmented_argmin_buffer(
+                    &wrapped,
+                    &device_arg_offsets,
+                    &mut values,
+                    &mut indices,
+                )
+                .unwrap();
+                ctx.segmented_argmin(&data, &arg_offsets, &mut want_values, &mut want_indices)
+                    .unwrap();
+            }
+            let (mut got_values, mut got_indices) = (vec![0i64; segments], vec![0u64; segments]);
+            ctx.download(&values, &mut got_values).unwrap();
+            ctx.download(&indices, &mut got_indices).unwrap();
+            assert_eq!(got_values, want_values, "maximum {maximum}");
+            assert_eq!(got_indices, want_indices, "maximum {maximum}");
+        }
         ctx.scan_buffer(&mut wrapped, ScanOp::Sum, ScanKind::Inclusive)
             .unwrap();
         drop(wrapped);

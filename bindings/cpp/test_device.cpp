@@ -1,5 +1,6 @@
 // Data in device memory through gpumst.hpp: native(), minimum_spanning_forest_device,
-// scan_device and argmin_device on the OpenCL tier where it opens (PoCL in CI), against
+// scan_device, argmin_device / argmax_device and segmented_argmin_device /
+// segmented_argmax_device on the OpenCL tier where it opens (PoCL in CI), against
 // the host functions; refusals on the CPU tier. The memory is made as an application
 // makes it (ffi-tests/device_memory.h: clCreateBuffer in gpumst's cl_context).
 #include <cstdlib>
@@ -93,6 +94,39 @@ TEST(DeviceMemory, OpenClForestAndPrimitivesMatchTheHost)
     const auto host_min = gpumst::argmin(ctx, u);
     EXPECT_EQ(device_min.value, host_min.value);
     EXPECT_EQ(device_min.index, host_min.index);
+    const auto device_max = gpumst::argmax_device(ctx, static_cast<const std::uint32_t *>(du), u.size());
+    const auto host_max = gpumst::argmax(ctx, u);
+    EXPECT_EQ(device_max.value, host_max.value);
+    EXPECT_EQ(device_max.index, host_max.index);
+    // Per segment (one empty), in device memory, against the host's.
+    const std::vector<std::uint64_t> arg_offsets = {0, 700, 700, u.size()};
+    const std::size_t segments = arg_offsets.size() - 1;
+    void *darg_offsets = device_copy(&d, arg_offsets.data(), arg_offsets.size() * 8);
+    void *dvalues = device_copy(&d, nullptr, segments * 4);
+    void *dindices = device_copy(&d, nullptr, segments * 8);
+    std::vector<std::uint32_t> values(segments), host_values(segments);
+    std::vector<std::uint64_t> indices(segments), host_indices(segments);
+    for (bool maximum : {false, true}) {
+        const auto *in = static_cast<const std::uint32_t *>(du);
+        const auto *offs = static_cast<const std::uint64_t *>(darg_offsets);
+        auto *vals = static_cast<std::uint32_t *>(dvalues);
+        auto *idxs = static_cast<std::uint64_t *>(dindices);
+        if (maximum) {
+            gpumst::segmented_argmax_device(ctx, in, u.size(), offs, segments, vals, idxs);
+            gpumst::segmented_argmax(ctx, u, gpumst::Span<const std::uint64_t>(arg_offsets), host_values,
+                                     host_indices);
+        } else {
+            gpumst::segmented_argmin_device(ctx, in, u.size(), offs, segments, vals, idxs);
+            gpumst::segmented_argmin(ctx, u, gpumst::Span<const std::uint64_t>(arg_offsets), host_values,
+                                     host_indices);
+        }
+        device_read(&d, dvalues, values.data(), segments * 4);
+        device_read(&d, dindices, indices.data(), segments * 8);
+        EXPECT_EQ(values, host_values) << "maximum " << maximum;
+        EXPECT_EQ(indices, host_indices) << "maximum " << maximum;
+    }
+    for (void *memory : {darg_offsets, dvalues, dindices})
+        device_free(&d, memory);
     for (void *memory : {du, dv, dw, ids})
         device_free(&d, memory);
     device_close(&d);

@@ -11,7 +11,7 @@ use super::{
     GPUMST_OK,
 };
 use crate::msf::{DeviceGraph, DeviceOutput, MsfOptions};
-use crate::types::{DType, Element};
+use crate::types::{DType, Element, Extreme};
 use crate::{Buffer, Context, Error, Result};
 
 /// An undirected edge list in device memory (edge id = position), read during the call
@@ -313,23 +313,62 @@ pub unsafe extern "C" fn gpumst_argmin_device(
     value: *mut c_void,
     index: *mut u64,
 ) -> gpumst_status {
-    with_context(ctx, "gpumst_argmin_device", |c| {
+    // SAFETY: passed on from the caller.
+    unsafe { arg_extreme_device(ctx, Extreme::Min, dtype, input, n, stream, value, index) }
+}
+
+/// As gpumst_argmin_device, for the maximum (as gpumst_argmax).
+#[no_mangle]
+pub unsafe extern "C" fn gpumst_argmax_device(
+    ctx: *mut gpumst_context,
+    dtype: gpumst_dtype,
+    input: *const c_void,
+    n: u64,
+    stream: *mut c_void,
+    value: *mut c_void,
+    index: *mut u64,
+) -> gpumst_status {
+    // SAFETY: passed on from the caller.
+    unsafe { arg_extreme_device(ctx, Extreme::Max, dtype, input, n, stream, value, index) }
+}
+
+/// gpumst_argmin_device and gpumst_argmax_device.
+#[allow(clippy::too_many_arguments)]
+unsafe fn arg_extreme_device(
+    ctx: *mut gpumst_context,
+    extreme: Extreme,
+    dtype: gpumst_dtype,
+    input: *const c_void,
+    n: u64,
+    stream: *mut c_void,
+    value: *mut c_void,
+    index: *mut u64,
+) -> gpumst_status {
+    let (function, what) = match extreme {
+        Extreme::Min => ("gpumst_argmin_device", "argmin"),
+        Extreme::Max => ("gpumst_argmax_device", "argmax"),
+    };
+    with_context(ctx, function, |c| {
         if value.is_null() || index.is_null() {
             return Err(Error::invalid_argument("value and index must not be NULL"));
         }
         if n == 0 {
-            return Err(Error::invalid_argument(
-                "argmin of 0 elements has no answer",
-            ));
+            return Err(Error::invalid_argument(format!(
+                "{what} of 0 elements has no answer"
+            )));
         }
         // SAFETY: the caller's contract on the stream and the array.
         unsafe { c.follow_queue(stream as usize) }?;
         with_element!(dtype, T => {
             let data = unsafe { lent::<T>(c, input, n) }?;
-            let (min, at) = c.argmin_buffer(&data)?.expect("n > 0");
+            let found = match extreme {
+                Extreme::Min => c.argmin_buffer(&data)?,
+                Extreme::Max => c.argmax_buffer(&data)?,
+            };
+            let (best, at) = found.expect("n > 0");
             // SAFETY: checked non-NULL; the caller passes room for one T and one u64.
             unsafe {
-                value.cast::<T>().write_unaligned(min);
+                value.cast::<T>().write_unaligned(best);
                 *index = at as u64;
             }
             Ok(())
@@ -354,7 +393,75 @@ pub unsafe extern "C" fn gpumst_segmented_argmin_device(
     indices: *mut c_void,
     stream: *mut c_void,
 ) -> gpumst_status {
-    with_context(ctx, "gpumst_segmented_argmin_device", |c| {
+    let arrays = SegmentedArrays {
+        input,
+        n,
+        offsets,
+        num_segments,
+        values,
+        indices,
+    };
+    // SAFETY: passed on from the caller.
+    unsafe { segmented_arg_extreme_device(ctx, Extreme::Min, dtype, arrays, stream) }
+}
+
+/// As gpumst_segmented_argmin_device, for the maximum (as gpumst_segmented_argmax:
+/// empty segments get the type's minimum).
+#[no_mangle]
+pub unsafe extern "C" fn gpumst_segmented_argmax_device(
+    ctx: *mut gpumst_context,
+    dtype: gpumst_dtype,
+    input: *const c_void,
+    n: u64,
+    offsets: *const c_void,
+    num_segments: u64,
+    values: *mut c_void,
+    indices: *mut c_void,
+    stream: *mut c_void,
+) -> gpumst_status {
+    let arrays = SegmentedArrays {
+        input,
+        n,
+        offsets,
+        num_segments,
+        values,
+        indices,
+    };
+    // SAFETY: passed on from the caller.
+    unsafe { segmented_arg_extreme_device(ctx, Extreme::Max, dtype, arrays, stream) }
+}
+
+/// The device arrays of a segmented arg-reduction, as the caller gave them.
+struct SegmentedArrays {
+    input: *const c_void,
+    n: u64,
+    offsets: *const c_void,
+    num_segments: u64,
+    values: *mut c_void,
+    indices: *mut c_void,
+}
+
+/// gpumst_segmented_argmin_device and gpumst_segmented_argmax_device.
+unsafe fn segmented_arg_extreme_device(
+    ctx: *mut gpumst_context,
+    extreme: Extreme,
+    dtype: gpumst_dtype,
+    arrays: SegmentedArrays,
+    stream: *mut c_void,
+) -> gpumst_status {
+    let function = match extreme {
+        Extreme::Min => "gpumst_segmented_argmin_device",
+        Extreme::Max => "gpumst_segmented_argmax_device",
+    };
+    let SegmentedArrays {
+        input,
+        n,
+        offsets,
+        num_segments,
+        values,
+        indices,
+    } = arrays;
+    with_context(ctx, function, |c| {
         let entries = num_segments
             .checked_add(1)
             .ok_or_else(|| Error::invalid_argument("num_segments is too large"))?;
@@ -374,7 +481,10 @@ pub unsafe extern "C" fn gpumst_segmented_argmin_device(
                 0 => c.upload::<T>(&[])?,
                 _ => unsafe { lent::<T>(c, values, num_segments) }?,
             };
-            c.segmented_argmin_buffer(&data, &offsets, &mut values, &mut indices)
+            match extreme {
+                Extreme::Min => c.segmented_argmin_buffer(&data, &offsets, &mut values, &mut indices),
+                Extreme::Max => c.segmented_argmax_buffer(&data, &offsets, &mut values, &mut indices),
+            }
         })
     })
 }

@@ -425,17 +425,18 @@ impl<D: Device> Gpu<D> {
         self.finish()
     }
 
-    /// [`Self::segmented_arg_extreme_resident`] for the minimum, after checking the
+    /// [`Self::segmented_arg_extreme_resident`], after checking the
     /// offsets on the device (the kernels trust them).
-    pub(crate) fn checked_segmented_argmin_resident<T: Element>(
+    pub(crate) fn checked_segmented_arg_extreme_resident<T: Element>(
         &self,
         data: &DeviceBuffer<D, T>,
         offsets: &DeviceBuffer<D, u64>,
+        extreme: Extreme,
         values: &mut DeviceBuffer<D, T>,
         indices: &mut DeviceBuffer<D, u64>,
     ) -> Result<()> {
         self.validate_resident_offsets(offsets, data.len())?;
-        self.segmented_arg_extreme_resident(data, offsets, Extreme::Min, values, indices)
+        self.segmented_arg_extreme_resident(data, offsets, extreme, values, indices)
     }
 
     /// Checks resident CSR offsets for `n` elements on the device; on failure downloads
