@@ -77,8 +77,14 @@ def test_device_arrays_need_a_cuda_context():
         cpu.minimum_spanning_forest(fake, fake, num_vertices=5)
     with pytest.raises(gpumst.BackendUnavailable, match="GPU tier"):
         cpu.scan(fake)
-    with pytest.raises(TypeError, match="GPU memory"):
+    with pytest.raises(gpumst.BackendUnavailable, match="GPU tier"):
         cpu.segmented_scan(fake, offsets=[0, 4])
+    with pytest.raises(TypeError, match="offsets="):
+        cpu.segmented_scan(fake, flags=[1, 0, 0, 0])
+    with pytest.raises(gpumst.BackendUnavailable, match="GPU tier"):
+        cpu.argmax(fake)
+    with pytest.raises(gpumst.BackendUnavailable, match="GPU tier"):
+        cpu.segmented_argmax(fake, [0, 4])
     assert D.is_device_array(fake) and not D.is_device_array(np.zeros(3))
 
 
@@ -174,11 +180,23 @@ def test_cuda_primitives_keep_their_results_on_the_gpu(cuda, dtype):
     assert cuda.scan(_CudaDLPack(da), "sum", out=out) is out
     np.testing.assert_array_equal(out.get(), cuda.scan(a, "sum"))
     assert tuple(cuda.argmin(da)) == tuple(cuda.argmin(a))
+    assert tuple(cuda.argmax(da)) == tuple(cuda.argmax(a))
     offsets = np.array([0, 10, 10, 5000, 99_999, 100_000], dtype=np.uint64)
-    result = cuda.segmented_argmin(da, D.DeviceArray.from_host(native.context, offsets))
-    host = cuda.segmented_argmin(a, offsets)
-    np.testing.assert_array_equal(result.values.get(), host.values)
-    # Indices are uint64 on the GPU: an empty segment's is UINT64_MAX (-1 on the host).
-    np.testing.assert_array_equal(result.indices.get().astype(np.int64), host.indices)
+    doffsets = D.DeviceArray.from_host(native.context, offsets)
+    for name in ("segmented_argmin", "segmented_argmax"):
+        result = getattr(cuda, name)(da, doffsets)
+        host = getattr(cuda, name)(a, offsets)
+        np.testing.assert_array_equal(result.values.get(), host.values, err_msg=name)
+        # Indices are uint64 on the GPU: an empty segment's is UINT64_MAX (-1 on the host).
+        np.testing.assert_array_equal(result.indices.get().astype(np.int64), host.indices, err_msg=name)
+    for op in ("sum", "max"):
+        got = cuda.segmented_scan(da, offsets=doffsets, op=op, exclusive=True)
+        assert isinstance(got, gpumst.DeviceArray)
+        np.testing.assert_array_equal(got.get(), cuda.segmented_scan(a, offsets=offsets, op=op, exclusive=True))
+    with pytest.raises(TypeError, match="offsets="):
+        cuda.segmented_scan(da, flags=D.DeviceArray.from_host(native.context, np.ones(len(a), np.uint8)))
+    bad = D.DeviceArray.from_host(native.context, np.array([0, 20, 10, 100_000], dtype=np.uint64))
+    with pytest.raises(gpumst.InvalidArgument):
+        cuda.segmented_scan(da, offsets=bad)
     with pytest.raises(ValueError, match="must hold"):
         cuda.scan(da, "sum", out=D.DeviceArray(native.context, 5, dtype))

@@ -519,6 +519,10 @@ class Context:
         """See :func:`gpumst.segmented_scan`."""
         if (flags is None) == (offsets is None):
             raise ValueError("give exactly one of flags= (segment heads) or offsets= (CSR offsets)")
+        if any(D.is_device_array(b) for b in (a, flags, offsets)):
+            if flags is not None:
+                raise TypeError("GPU arrays are scanned by segment with offsets= (CSR offsets), not flags=")
+            return self._segmented_scan_device(a, offsets, op, exclusive, out)
         x = element_array("a", a)
         out = self._scan_output(x, out)
         op_code = _choice("op", op, _OPS)
@@ -579,22 +583,48 @@ class Context:
                 self._check(h, status)
         return out
 
-    def _argmin_device(self, a: Any) -> ArgResult:
+    def _segmented_scan_device(self, a: Any, offsets: Any, op: str, exclusive: bool, out: Any) -> Any:
+        native = self._cuda_native()
+        with D.device_views(("a", "offsets"), (a, offsets), native.queue or 0) as (x, o):
+            dtype = self._device_element(x, "a")
+            if np.dtype(o.dtype) != np.uint64 or o.length == 0:
+                raise TypeError(f"offsets must be a non-empty uint64 GPU array, got {o.length} x {o.dtype}")
+            out, y = self._device_output(native, "out", out, x.length, x.dtype)
+            op_code = _choice("op", op, _OPS)
+            kind = C.GPUMST_EXCLUSIVE if exclusive else C.GPUMST_INCLUSIVE
+            streams = sorted({s for s in (x.stream, o.stream) if s})
+            for extra in streams[1:]:
+                D.synchronize(extra)
+            with self._use() as h:
+                status = lib.gpumst_segmented_scan_offsets_device(
+                    h,
+                    dtype,
+                    op_code,
+                    kind,
+                    x.address or None,
+                    y.address or None,
+                    x.length,
+                    o.address,
+                    o.length - 1,
+                    streams[0] if streams else None,
+                )
+                self._check(h, status)
+        return out
+
+    def _arg_device(self, a: Any, function, name: str) -> ArgResult:
         native = self._cuda_native()
         with D.device_views(("a",), (a,), native.queue or 0) as (x,):
             dtype = self._device_element(x, "a")
             if x.length == 0:
-                raise ValueError("argmin of an empty array")
+                raise ValueError(f"{name} of an empty array")
             value = np.empty(1, dtype=x.dtype)
             index = ctypes.c_uint64()
             with self._use() as h:
-                status = lib.gpumst_argmin_device(
-                    h, dtype, x.address, x.length, x.stream or None, address(value), ctypes.byref(index)
-                )
+                status = function(h, dtype, x.address, x.length, x.stream or None, address(value), ctypes.byref(index))
                 self._check(h, status)
         return ArgResult(value[0], index.value)
 
-    def _segmented_argmin_device(self, a: Any, offsets: Any, out: Any) -> SegmentedArgResult:
+    def _segmented_arg_device(self, a: Any, offsets: Any, out: Any, function) -> SegmentedArgResult:
         native = self._cuda_native()
         with D.device_views(("a", "offsets"), (a, offsets), native.queue or 0) as (x, o):
             dtype = self._device_element(x, "a")
@@ -608,7 +638,7 @@ class Context:
             for extra in streams[1:]:
                 D.synchronize(extra)
             with self._use() as h:
-                status = lib.gpumst_segmented_argmin_device(
+                status = function(
                     h,
                     dtype,
                     x.address or None,
@@ -631,11 +661,13 @@ class Context:
     def argmin(self, a: Any) -> ArgResult:
         """See :func:`gpumst.argmin`."""
         if D.is_device_array(a):
-            return self._argmin_device(a)
+            return self._arg_device(a, lib.gpumst_argmin_device, "argmin")
         return self._arg(a, lib.gpumst_argmin, "argmin")
 
     def argmax(self, a: Any) -> ArgResult:
         """See :func:`gpumst.argmax`."""
+        if D.is_device_array(a):
+            return self._arg_device(a, lib.gpumst_argmax_device, "argmax")
         return self._arg(a, lib.gpumst_argmax, "argmax")
 
     def _arg(self, a: Any, function, name: str) -> ArgResult:
@@ -653,13 +685,15 @@ class Context:
     ) -> SegmentedArgResult:
         """See :func:`gpumst.segmented_argmin`."""
         if D.is_device_array(a) or D.is_device_array(offsets):
-            return self._segmented_argmin_device(a, offsets, out)
+            return self._segmented_arg_device(a, offsets, out, lib.gpumst_segmented_argmin_device)
         return self._segmented_arg(a, offsets, out, lib.gpumst_segmented_argmin)
 
     def segmented_argmax(
         self, a: Any, offsets: Any, *, out: tuple[np.ndarray, np.ndarray] | None = None
     ) -> SegmentedArgResult:
         """See :func:`gpumst.segmented_argmax`."""
+        if D.is_device_array(a) or D.is_device_array(offsets):
+            return self._segmented_arg_device(a, offsets, out, lib.gpumst_segmented_argmax_device)
         return self._segmented_arg(a, offsets, out, lib.gpumst_segmented_argmax)
 
     def _segmented_arg(self, a, offsets, out, function) -> SegmentedArgResult:
@@ -958,9 +992,10 @@ def scan(
     the input itself (in place). Returns ``out`` (a new array if None).
 
     A CUDA array (``__cuda_array_interface__`` or DLPack, on a CUDA context) is scanned
-    where it is, into ``out`` (a CUDA array) or a new :class:`DeviceArray`; ``argmin``
-    and ``segmented_argmin`` take CUDA arrays too (the latter's offsets as a uint64 CUDA
-    array; its results stay on the GPU, an empty segment's index as UINT64_MAX).
+    where it is, into ``out`` (a CUDA array) or a new :class:`DeviceArray`;
+    ``segmented_scan`` (with ``offsets``), ``argmin``, ``argmax``, ``segmented_argmin``
+    and ``segmented_argmax`` take CUDA arrays too (offsets as a uint64 CUDA array; the
+    segmented results stay on the GPU, an empty segment's index as UINT64_MAX).
 
     >>> import gpumst
     >>> gpumst.scan([3, 1, 4, 1, 5], exclusive=True).tolist()
