@@ -1176,7 +1176,8 @@ fn solve_arrays<D: Device, W: Element>(
 
 /// Words of a call's status on the device: the first failed checks' positions (u out
 /// of range, v out of range, NaN weight; `NO_POSITION` while none), then the forest's
-/// edge count, read in one copy.
+/// edge count, read together at the end (one copy, or straight from the host memory
+/// `rs_ids_one_pass` writes them to).
 const STATUS_WORDS: usize = 4;
 
 /// What `rs_prepare` does beside the ends' check.
