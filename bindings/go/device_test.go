@@ -20,6 +20,12 @@ func TestDeviceCallsNeedAGPUTier(t *testing.T) {
 	if !errors.Is(err, gpumst.ErrBackendUnavailable) {
 		t.Fatalf("a device forest on the CPU tier: %v", err)
 	}
+	if err := gpumst.ScanDevice[int64](ctx, gpumst.Sum, gpumst.Inclusive, 0x1000, 0x1000, 4, 0); !errors.Is(err, gpumst.ErrBackendUnavailable) {
+		t.Fatalf("a device scan on the CPU tier: %v", err)
+	}
+	if _, _, err := gpumst.ArgMaxDevice[float32](ctx, 0x1000, 4, 0); !errors.Is(err, gpumst.ErrBackendUnavailable) {
+		t.Fatalf("a device argmax on the CPU tier: %v", err)
+	}
 }
 
 // On each GPU tier that opens (OpenCL on PoCL in CI): the forest of a graph in
@@ -87,6 +93,106 @@ func TestDeviceForestMatchesTheHost(t *testing.T) {
 			var e *gpumst.Error
 			if !errors.As(err, &e) || e.Status != gpumst.StatusInvalidGraph || e.Message != "gpumst_msf_device: edge 17: u = 403 is out of range for 400 vertices" {
 				t.Fatalf("an id out of range: %v", err)
+			}
+			if devmem.Failures() != 0 {
+				t.Fatalf("%d driver calls failed", devmem.Failures())
+			}
+		})
+	}
+}
+
+// On each GPU tier that opens (OpenCL on PoCL in CI): the primitives on device
+// memory give the host calls' results and errors.
+func TestDevicePrimitivesMatchTheHost(t *testing.T) {
+	for _, tier := range []gpumst.Tier{gpumst.TierOpenCL, gpumst.TierCUDA} {
+		t.Run(tier.String(), func(t *testing.T) {
+			ctx := openTier(t, tier)
+			native, err := ctx.Native()
+			if err != nil {
+				t.Fatal(err)
+			}
+			dev, err := devmem.Open(int32(native.Tier), native.Context, native.Queue, native.Device)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer dev.Close()
+			rng := rand.New(rand.NewPCG(7, 8))
+			data := make([]int64, 50_000)
+			for i := range data {
+				data[i] = rng.Int64N(2001) - 1000
+			}
+			n := uint64(len(data))
+			in, out := devmem.Copy(dev, data, len(data)), devmem.Copy[int64](dev, nil, len(data))
+			offsets := []uint64{0, 700, 700, 30_000, n}
+			segments := uint64(len(offsets) - 1)
+			dOffsets := devmem.Copy(dev, offsets, len(offsets))
+			values, indices := devmem.Copy[int64](dev, nil, int(segments)), devmem.Copy[uint64](dev, nil, int(segments))
+			defer func() {
+				for _, m := range []uintptr{in, out, dOffsets, values, indices} {
+					dev.Free(m)
+				}
+			}()
+			got, want := make([]int64, len(data)), make([]int64, len(data))
+			for _, segmented := range []bool{false, true} {
+				if segmented {
+					err = gpumst.SegmentedScanOffsetsDevice[int64](ctx, gpumst.Sum, gpumst.Exclusive,
+						gpumst.DevicePtr(in), gpumst.DevicePtr(out), n, gpumst.DevicePtr(dOffsets), segments, 0)
+				} else {
+					err = gpumst.ScanDevice[int64](ctx, gpumst.Sum, gpumst.Exclusive, gpumst.DevicePtr(in), gpumst.DevicePtr(out), n, 0)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				devmem.Read(dev, out, got)
+				if segmented {
+					err = gpumst.SegmentedScanOffsets(ctx, gpumst.Sum, gpumst.Exclusive, data, want, offsets)
+				} else {
+					err = gpumst.Scan(ctx, gpumst.Sum, gpumst.Exclusive, data, want)
+				}
+				if err != nil || !slices.Equal(got, want) {
+					t.Fatalf("segmented=%v: the device scan differs from the host's (%v)", segmented, err)
+				}
+			}
+			for _, max := range []bool{false, true} {
+				argDevice, argHost := gpumst.ArgMinDevice[int64], gpumst.ArgMin[int64]
+				segDevice, segHost := gpumst.SegmentedArgMinDevice[int64], gpumst.SegmentedArgMin[int64]
+				if max {
+					argDevice, argHost = gpumst.ArgMaxDevice[int64], gpumst.ArgMax[int64]
+					segDevice, segHost = gpumst.SegmentedArgMaxDevice[int64], gpumst.SegmentedArgMax[int64]
+				}
+				value, index, err := argDevice(ctx, gpumst.DevicePtr(in), n, 0)
+				hostValue, hostIndex, hostErr := argHost(ctx, data)
+				if err != nil || hostErr != nil || value != hostValue || index != hostIndex {
+					t.Fatalf("max=%v: device %d@%d (%v), host %d@%d (%v)", max, value, index, err, hostValue, hostIndex, hostErr)
+				}
+				if err := segDevice(ctx, gpumst.DevicePtr(in), n, gpumst.DevicePtr(dOffsets), segments,
+					gpumst.DevicePtr(values), gpumst.DevicePtr(indices), 0); err != nil {
+					t.Fatal(err)
+				}
+				gotValues, gotIndices := make([]int64, segments), make([]uint64, segments)
+				devmem.Read(dev, values, gotValues)
+				devmem.Read(dev, indices, gotIndices)
+				wantValues, wantIndices, err := segHost(ctx, data, offsets)
+				if err != nil || !slices.Equal(gotValues, wantValues) {
+					t.Fatalf("max=%v: segmented values %v, host %v (%v)", max, gotValues, wantValues, err)
+				}
+				for s, at := range wantIndices {
+					if (at == gpumst.EmptyIndex && gotIndices[s] != ^uint64(0)) || (at != gpumst.EmptyIndex && gotIndices[s] != uint64(at)) {
+						t.Fatalf("max=%v: segment %d index %d, host %d", max, s, gotIndices[s], at)
+					}
+				}
+			}
+			if _, _, err := gpumst.ArgMaxDevice[int64](ctx, gpumst.DevicePtr(in), 0, 0); !errors.Is(err, gpumst.ErrInvalidArgument) {
+				t.Fatalf("argmax of 0 elements: %v", err)
+			}
+			bad := devmem.Copy(dev, []uint64{0, 20, 10, n}, 4)
+			defer dev.Free(bad)
+			err = gpumst.SegmentedScanOffsetsDevice[int64](ctx, gpumst.Sum, gpumst.Inclusive,
+				gpumst.DevicePtr(in), gpumst.DevicePtr(out), n, gpumst.DevicePtr(bad), 3, 0)
+			hostErr := gpumst.SegmentedScanOffsets(ctx, gpumst.Sum, gpumst.Inclusive, data, want, []uint64{0, 20, 10, n})
+			var e, h *gpumst.Error
+			if !errors.As(err, &e) || !errors.As(hostErr, &h) || e.Status != h.Status || e.Status != gpumst.StatusInvalidArgument {
+				t.Fatalf("decreasing offsets: device %v, host %v", err, hostErr)
 			}
 			if devmem.Failures() != 0 {
 				t.Fatalf("%d driver calls failed", devmem.Failures())
