@@ -3,6 +3,7 @@ package gpumst_test
 import (
 	"errors"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -33,6 +34,9 @@ func TestDeviceCallsNeedAGPUTier(t *testing.T) {
 func TestDeviceForestMatchesTheHost(t *testing.T) {
 	for _, tier := range []gpumst.Tier{gpumst.TierOpenCL, gpumst.TierCUDA} {
 		t.Run(tier.String(), func(t *testing.T) {
+			// devmem's CUDA calls use the context current on the thread that opened it.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			ctx := openTier(t, tier)
 			native, err := ctx.Native()
 			if err != nil {
@@ -106,6 +110,9 @@ func TestDeviceForestMatchesTheHost(t *testing.T) {
 func TestDevicePrimitivesMatchTheHost(t *testing.T) {
 	for _, tier := range []gpumst.Tier{gpumst.TierOpenCL, gpumst.TierCUDA} {
 		t.Run(tier.String(), func(t *testing.T) {
+			// devmem's CUDA calls use the context current on the thread that opened it.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			ctx := openTier(t, tier)
 			native, err := ctx.Native()
 			if err != nil {

@@ -46,7 +46,9 @@ import (
 type Device struct{ d *C.struct_device }
 
 // Open loads the driver library of a GPU tier, given its native objects (from
-// gpumst's Context.Native: tier, context, queue, device).
+// gpumst's Context.Native: tier, context, queue, device). On CUDA it makes the
+// context current on the calling thread, and the later calls use it there: call
+// them from a goroutine locked to its thread (runtime.LockOSThread).
 func Open(tier int32, context, queue, device uintptr) (*Device, error) {
 	d := C.devmem_open(C.gpumst_tier(tier), C.uintptr_t(context), C.uintptr_t(queue), C.uintptr_t(device))
 	if d == nil {
