@@ -393,16 +393,21 @@ pub unsafe extern "C" fn gpumst_segmented_argmin_device(
     indices: *mut c_void,
     stream: *mut c_void,
 ) -> gpumst_status {
-    let arrays = SegmentedArrays {
-        input,
-        n,
-        offsets,
-        num_segments,
-        values,
-        indices,
-    };
     // SAFETY: passed on from the caller.
-    unsafe { segmented_arg_extreme_device(ctx, Extreme::Min, dtype, arrays, stream) }
+    unsafe {
+        segmented_arg_extreme_device(
+            ctx,
+            Extreme::Min,
+            dtype,
+            input,
+            n,
+            offsets,
+            num_segments,
+            values,
+            indices,
+            stream,
+        )
+    }
 }
 
 /// As gpumst_segmented_argmin_device, for the maximum (as gpumst_segmented_argmax:
@@ -419,48 +424,41 @@ pub unsafe extern "C" fn gpumst_segmented_argmax_device(
     indices: *mut c_void,
     stream: *mut c_void,
 ) -> gpumst_status {
-    let arrays = SegmentedArrays {
-        input,
-        n,
-        offsets,
-        num_segments,
-        values,
-        indices,
-    };
     // SAFETY: passed on from the caller.
-    unsafe { segmented_arg_extreme_device(ctx, Extreme::Max, dtype, arrays, stream) }
+    unsafe {
+        segmented_arg_extreme_device(
+            ctx,
+            Extreme::Max,
+            dtype,
+            input,
+            n,
+            offsets,
+            num_segments,
+            values,
+            indices,
+            stream,
+        )
+    }
 }
 
-/// The device arrays of a segmented arg-reduction, as the caller gave them.
-struct SegmentedArrays {
+/// gpumst_segmented_argmin_device and gpumst_segmented_argmax_device.
+#[allow(clippy::too_many_arguments)]
+unsafe fn segmented_arg_extreme_device(
+    ctx: *mut gpumst_context,
+    extreme: Extreme,
+    dtype: gpumst_dtype,
     input: *const c_void,
     n: u64,
     offsets: *const c_void,
     num_segments: u64,
     values: *mut c_void,
     indices: *mut c_void,
-}
-
-/// gpumst_segmented_argmin_device and gpumst_segmented_argmax_device.
-unsafe fn segmented_arg_extreme_device(
-    ctx: *mut gpumst_context,
-    extreme: Extreme,
-    dtype: gpumst_dtype,
-    arrays: SegmentedArrays,
     stream: *mut c_void,
 ) -> gpumst_status {
     let function = match extreme {
         Extreme::Min => "gpumst_segmented_argmin_device",
         Extreme::Max => "gpumst_segmented_argmax_device",
     };
-    let SegmentedArrays {
-        input,
-        n,
-        offsets,
-        num_segments,
-        values,
-        indices,
-    } = arrays;
     with_context(ctx, function, |c| {
         let entries = num_segments
             .checked_add(1)
