@@ -29,24 +29,32 @@ func TestDeviceCallsNeedAGPUTier(t *testing.T) {
 	}
 }
 
+// openDevice opens tier (skipping where it does not open) and devmem over its native
+// objects, both closed when the test ends. devmem's CUDA calls use the context current
+// on the thread that opened it: the test's goroutine stays on that thread until then.
+func openDevice(t *testing.T, tier gpumst.Tier) (*gpumst.Context, *devmem.Device) {
+	t.Helper()
+	runtime.LockOSThread()
+	t.Cleanup(runtime.UnlockOSThread)
+	ctx := openTier(t, tier)
+	native, err := ctx.Native()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := devmem.Open(int32(native.Tier), native.Context, native.Queue, native.Device)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(dev.Close)
+	return ctx, dev
+}
+
 // On each GPU tier that opens (OpenCL on PoCL in CI): the forest of a graph in
 // device memory is the host call's, and errors are the host call's.
 func TestDeviceForestMatchesTheHost(t *testing.T) {
 	for _, tier := range []gpumst.Tier{gpumst.TierOpenCL, gpumst.TierCUDA} {
 		t.Run(tier.String(), func(t *testing.T) {
-			// devmem's CUDA calls use the context current on the thread that opened it.
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			ctx := openTier(t, tier)
-			native, err := ctx.Native()
-			if err != nil {
-				t.Fatal(err)
-			}
-			dev, err := devmem.Open(int32(native.Tier), native.Context, native.Queue, native.Device)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer dev.Close()
+			ctx, dev := openDevice(t, tier)
 			rng := rand.New(rand.NewPCG(5, 6))
 			g := randomGraph(rng, 400, 3000, drawFloat32(rng))
 			u, v, w := devmem.Copy(dev, g.u, len(g.u)), devmem.Copy(dev, g.v, len(g.v)), devmem.Copy(dev, g.w, len(g.w))
@@ -110,19 +118,7 @@ func TestDeviceForestMatchesTheHost(t *testing.T) {
 func TestDevicePrimitivesMatchTheHost(t *testing.T) {
 	for _, tier := range []gpumst.Tier{gpumst.TierOpenCL, gpumst.TierCUDA} {
 		t.Run(tier.String(), func(t *testing.T) {
-			// devmem's CUDA calls use the context current on the thread that opened it.
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			ctx := openTier(t, tier)
-			native, err := ctx.Native()
-			if err != nil {
-				t.Fatal(err)
-			}
-			dev, err := devmem.Open(int32(native.Tier), native.Context, native.Queue, native.Device)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer dev.Close()
+			ctx, dev := openDevice(t, tier)
 			rng := rand.New(rand.NewPCG(7, 8))
 			data := make([]int64, 50_000)
 			for i := range data {
@@ -140,6 +136,7 @@ func TestDevicePrimitivesMatchTheHost(t *testing.T) {
 				}
 			}()
 			got, want := make([]int64, len(data)), make([]int64, len(data))
+			var err error
 			for _, segmented := range []bool{false, true} {
 				if segmented {
 					err = gpumst.SegmentedScanOffsetsDevice[int64](ctx, gpumst.Sum, gpumst.Exclusive,
