@@ -175,6 +175,26 @@ static void primitives_match_the_host_functions(gpumst_context *ctx, struct devi
     seg_offsets[2] = 1000;
     device_free(d, d_bad_seg);
     device_free(d, d_seg);
+
+    /* Segmented, by device head flags (any nonzero byte), in place. */
+    static uint8_t heads[n];
+    for (uint64_t i = 0; i < n; i++)
+        heads[i] = i % 777 == 5 ? (uint8_t)(1 + i % 200) : 0;
+    void *d_heads = device_copy(d, heads, sizeof heads);
+    void *d_flagged = device_copy(d, data, sizeof data);
+    CHECK_STATUS(gpumst_segmented_scan_flags_device(ctx, GPUMST_I64, GPUMST_MAX, GPUMST_INCLUSIVE, d_flagged,
+                                                    d_flagged, d_heads, n, NULL),
+                 GPUMST_OK);
+    device_read(d, d_flagged, scanned, sizeof scanned);
+    CHECK_STATUS(gpumst_segmented_scan_flags(ctx, GPUMST_I64, GPUMST_MAX, GPUMST_INCLUSIVE, data, expected,
+                                             heads, n),
+                 GPUMST_OK);
+    CHECK(memcmp(scanned, expected, sizeof expected) == 0, "segmented scan by flags differs");
+    CHECK_STATUS(gpumst_segmented_scan_flags_device(ctx, GPUMST_I64, GPUMST_MAX, GPUMST_INCLUSIVE, d_flagged,
+                                                    d_flagged, NULL, n, NULL),
+                 GPUMST_INVALID_ARGUMENT);
+    device_free(d, d_flagged);
+    device_free(d, d_heads);
     device_free(d, d_data);
 
     void *fresh = device_copy(d, data, sizeof data);

@@ -502,6 +502,13 @@ gpumst_status gpumst_msf_device(struct gpumst_context *ctx, const struct gpumst_
 gpumst_status gpumst_scan_device(struct gpumst_context *ctx, gpumst_dtype dtype, gpumst_scan_op op, gpumst_scan_kind kind, const void *input, void *output, uint64_t n, void *stream);
 
 // Segmented scan of `n` elements of `dtype` in device memory from `input` into
+// `output` (`output == input` scans in place), restarting wherever `flags` (n
+// uint8_t in device memory) is nonzero; index 0 always starts a segment (as
+// gpumst_segmented_scan_flags). After the work the caller issued to `stream` (NULL:
+// none); complete when the call returns.
+gpumst_status gpumst_segmented_scan_flags_device(struct gpumst_context *ctx, gpumst_dtype dtype, gpumst_scan_op op, gpumst_scan_kind kind, const void *input, void *output, const void *flags, uint64_t n, void *stream);
+
+// Segmented scan of `n` elements of `dtype` in device memory from `input` into
 // `output` (`output == input` scans in place): segment s is `offsets[s] ..
 // offsets[s+1]`, with `offsets` num_segments + 1 uint64_t in device memory, validated
 // on the device with gpumst_segmented_scan_offsets's messages. After the work the

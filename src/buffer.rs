@@ -4,7 +4,7 @@ use crate::tier::cuda::CudaDevice;
 use crate::tier::gpu::DeviceBuffer;
 use crate::tier::opencl::OpenClDevice;
 use crate::tier::Tier;
-use crate::types::Element;
+use crate::types::Stored;
 
 /// Where a buffer's bytes are. GPU tiers add device variants; callers only see
 /// [`Buffer`] and move data with [`crate::Context::upload`] / [`crate::Context::download`].
@@ -14,13 +14,14 @@ pub(crate) enum Storage<T> {
     Cuda(DeviceBuffer<CudaDevice, T>),
 }
 
-/// An array resident on a tier, made by [`crate::Context::upload`].
-pub struct Buffer<T: Element> {
+/// An array resident on a tier, made by [`crate::Context::upload`] (or
+/// [`crate::Context::upload_flags`] for head flags).
+pub struct Buffer<T: Stored> {
     tier: Tier,
     pub(crate) storage: Storage<T>,
 }
 
-impl<T: Element> Buffer<T> {
+impl<T: Stored> Buffer<T> {
     pub(crate) fn from_storage(tier: Tier, storage: Storage<T>) -> Self {
         Buffer { tier, storage }
     }
@@ -53,12 +54,12 @@ impl<T: Element> Buffer<T> {
     }
 }
 
-impl<T: Element> std::fmt::Debug for Buffer<T> {
+impl<T: Stored> std::fmt::Debug for Buffer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
             "Buffer<{}>({} elements on the {} tier)",
-            T::DTYPE.name(),
+            T::NAME,
             self.len(),
             self.tier
         )

@@ -6,7 +6,7 @@ use crate::graph::Graph;
 use crate::msf::{self, Forest, MsfOptions, Solver};
 use crate::tier::gpu::{Gpu, NativeHandles};
 use crate::tier::{self, probe, Backend, GpuKind, OpenSettings, Operation, Tier};
-use crate::types::{validate_offsets, DType, Element, Extreme, ScanKind, ScanOp};
+use crate::types::{validate_offsets, DType, Element, Extreme, ScanKind, ScanOp, Stored};
 use crate::{Error, Result};
 
 /// How to open a context.
@@ -300,10 +300,7 @@ impl Context {
             Segments::None => Operation::Scan,
             Segments::Flags(flags) => {
                 if flags.len() != n {
-                    return Err(Error::invalid_argument(format!(
-                        "flags has {} entries but the data has {n} elements",
-                        flags.len()
-                    )));
+                    return Err(flags_length(flags.len(), n));
                 }
                 Operation::SegmentedScan
             }
@@ -477,7 +474,7 @@ impl Context {
     /// # Safety
     /// `address` is live memory of that tier (as in [`Context::msf_on_device`]) holding
     /// `len` elements of T, and stays so while the buffer lives.
-    pub unsafe fn wrap_device<T: Element>(&self, address: usize, len: usize) -> Result<Buffer<T>> {
+    pub unsafe fn wrap_device<T: Stored>(&self, address: usize, len: usize) -> Result<Buffer<T>> {
         // SAFETY (both arms): the caller's promise, passed on.
         match self.gpu_backend()? {
             Backend::OpenCl(cl) => Ok(Buffer::from_storage(
@@ -562,10 +559,21 @@ impl Context {
     /// Copies `data` into a buffer resident on the preferred tier (the first one that
     /// handles this element type).
     pub fn upload<T: Element>(&self, data: &[T]) -> Result<Buffer<T>> {
-        match self.backend_for(Operation::Scan, Some(T::DTYPE))? {
+        self.upload_for(T::DTYPE, data, "the buffer")
+    }
+
+    /// Copies a segmented scan's head flags (nonzero starts a segment) into a buffer
+    /// on the tier [`Context::upload`] picks for `T`, for
+    /// [`Context::segmented_scan_flags_buffer`] on a `Buffer<T>`.
+    pub fn upload_flags<T: Element>(&self, flags: &[u8]) -> Result<Buffer<u8>> {
+        self.upload_for(T::DTYPE, flags, "the flags")
+    }
+
+    fn upload_for<S: Stored>(&self, dtype: DType, data: &[S], what: &str) -> Result<Buffer<S>> {
+        match self.backend_for(Operation::Scan, Some(dtype))? {
             Backend::Cpu(_) => Ok(Buffer::from_storage(
                 Tier::Cpu,
-                Storage::Host(crate::alloc::collect(data.iter().copied(), "the buffer")?),
+                Storage::Host(crate::alloc::collect(data.iter().copied(), what)?),
             )),
             Backend::OpenCl(cl) => Ok(Buffer::from_storage(
                 Tier::OpenCl,
@@ -578,7 +586,6 @@ impl Context {
         }
     }
 
-    /// The GPU tier of this context that holds buffers of device kind D.
     /// Device bytes gpumst's buffers hold now on this context's GPU tiers.
     #[cfg(feature = "fault-injection")]
     pub(crate) fn device_bytes_held(&self) -> u64 {
@@ -592,6 +599,7 @@ impl Context {
             .sum()
     }
 
+    /// The GPU tier of this context that holds buffers of device kind D.
     fn gpu_of<D: GpuKind>(&self) -> Result<&Gpu<D>> {
         self.backends.iter().find_map(D::of).ok_or_else(|| {
             Error::invalid_argument(format!(
@@ -602,7 +610,7 @@ impl Context {
     }
 
     /// Copies `buffer` back into `out`, which must have the buffer's length.
-    pub fn download<T: Element>(&self, buffer: &Buffer<T>, out: &mut [T]) -> Result<()> {
+    pub fn download<T: Stored>(&self, buffer: &Buffer<T>, out: &mut [T]) -> Result<()> {
         if out.len() != buffer.len() {
             return Err(Error::invalid_argument(format!(
                 "download target has {} elements, the buffer {}",
@@ -651,6 +659,34 @@ impl Context {
             }
             (Storage::Cuda(d), Storage::Cuda(o)) => {
                 self.gpu_of()?.segmented_scan_resident(d, o, op, kind)
+            }
+            _ => Err(mixed_tiers(tiers.0, tiers.1)),
+        }
+    }
+
+    /// Scans a resident buffer in place, restarting wherever the resident `flags` are
+    /// nonzero (index 0 always starts a segment): [`Context::segmented_scan_flags`]
+    /// where the data and flags live.
+    pub fn segmented_scan_flags_buffer<T: Element>(
+        &self,
+        buffer: &mut Buffer<T>,
+        flags: &Buffer<u8>,
+        op: ScanOp,
+        kind: ScanKind,
+    ) -> Result<()> {
+        if flags.len() != buffer.len() {
+            return Err(flags_length(flags.len(), buffer.len()));
+        }
+        let tiers = (buffer.tier(), flags.tier());
+        match (&mut buffer.storage, &flags.storage) {
+            (Storage::Host(d), Storage::Host(f)) => {
+                self.segmented_scan_flags_in_place(d, f, op, kind)
+            }
+            (Storage::OpenCl(d), Storage::OpenCl(f)) => {
+                self.gpu_of()?.scan_resident(d, Some(f), op, kind)
+            }
+            (Storage::Cuda(d), Storage::Cuda(f)) => {
+                self.gpu_of()?.scan_resident(d, Some(f), op, kind)
             }
             _ => Err(mixed_tiers(tiers.0, tiers.1)),
         }
@@ -760,6 +796,13 @@ impl Context {
             Storage::Cuda(device) => self.gpu_of()?.arg_extreme_resident(device, extreme),
         }
     }
+}
+
+/// Head flags must number the data's elements (host and resident scans alike).
+fn flags_length(flags: usize, n: usize) -> Error {
+    Error::invalid_argument(format!(
+        "flags has {flags} entries but the data has {n} elements"
+    ))
 }
 
 fn mixed_tiers(a: Tier, b: Tier) -> Error {

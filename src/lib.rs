@@ -40,7 +40,7 @@ pub use error::{Error, Result, Status};
 pub use graph::{EdgeListGraph, Graph, WeightVec, Weights};
 pub use msf::{Algorithm, DeviceTimings, Forest, MsfOptions, TotalWeight};
 pub use tier::{probe, Operation, Tier};
-pub use types::{DType, Element, ScanKind, ScanOp, EMPTY_SEGMENT};
+pub use types::{DType, Element, ScanKind, ScanOp, Stored, EMPTY_SEGMENT};
 
 /// The library version, from Cargo.toml.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -40,7 +40,7 @@ impl DType {
         DType::F64,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             DType::I32 => "i32",
             DType::U32 => "u32",
@@ -94,6 +94,22 @@ pub const EMPTY_SEGMENT: u64 = u64::MAX;
 
 mod sealed {
     pub trait Sealed {}
+}
+
+/// What a [`crate::Buffer`] holds: every [`Element`], and `u8` for a segmented scan's
+/// head flags ([`crate::Context::upload_flags`]).
+pub trait Stored: Copy + Default + Send + Sync + 'static + sealed::Sealed {
+    /// The type's name in messages.
+    const NAME: &'static str;
+}
+
+impl sealed::Sealed for u8 {}
+impl Stored for u8 {
+    const NAME: &'static str = "u8";
+}
+
+impl<T: Element> Stored for T {
+    const NAME: &'static str = T::DTYPE.name();
 }
 
 /// A numeric element type: one of i32, u32, i64, u64, f32, f64.

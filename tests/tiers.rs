@@ -119,6 +119,61 @@ fn buffers_round_trip(ctx: &Context, tier: Tier) {
         ctx.download(&buffer, &mut short).unwrap_err().status(),
         Status::InvalidArgument
     );
+
+    // Segmented by resident head flags: any nonzero byte starts a segment, index 0
+    // always does; an exclusive sum against a running sum written out here.
+    let flags: Vec<u8> = (0..data.len())
+        .map(|i| match i % 1009 {
+            0 if i > 0 => 1,
+            500 => 255,
+            _ => u8::from(i % 4099 == 7),
+        })
+        .collect();
+    let device_flags = ctx.upload_flags::<i64>(&flags).unwrap();
+    assert_eq!(
+        (device_flags.len(), device_flags.tier()),
+        (data.len(), tier)
+    );
+    let mut segmented = ctx.upload(&data).unwrap();
+    ctx.segmented_scan_flags_buffer(
+        &mut segmented,
+        &device_flags,
+        gpumst::ScanOp::Sum,
+        gpumst::ScanKind::Exclusive,
+    )
+    .unwrap();
+    ctx.download(&segmented, &mut back).unwrap();
+    let mut running = 0i64;
+    for (i, x) in data.iter().enumerate() {
+        if flags[i] != 0 {
+            running = 0;
+        }
+        assert_eq!(back[i], running, "{tier}: segmented prefix {i}");
+        running += x;
+    }
+    let mut flags_back = vec![0u8; flags.len()];
+    ctx.download(&device_flags, &mut flags_back).unwrap();
+    assert_eq!(flags_back, flags, "{tier}: the flags are read, not written");
+    // Flags that do not number the elements: the host call's message.
+    let few = ctx.upload_flags::<i64>(&flags[..10]).unwrap();
+    let on_tier = ctx
+        .segmented_scan_flags_buffer(
+            &mut segmented,
+            &few,
+            gpumst::ScanOp::Sum,
+            gpumst::ScanKind::Inclusive,
+        )
+        .unwrap_err();
+    let on_host = ctx
+        .segmented_scan_flags_in_place(
+            &mut back,
+            &flags[..10],
+            gpumst::ScanOp::Sum,
+            gpumst::ScanKind::Inclusive,
+        )
+        .unwrap_err();
+    assert_eq!(on_tier.status(), Status::InvalidArgument);
+    assert_eq!(on_tier.message(), on_host.message());
 }
 
 #[test]

@@ -11,7 +11,7 @@ use super::{
     GPUMST_OK,
 };
 use crate::msf::{DeviceGraph, DeviceOutput, MsfOptions};
-use crate::types::{DType, Element, Extreme};
+use crate::types::{DType, Element, Extreme, Stored};
 use crate::{Buffer, Context, Error, Result};
 
 /// An undirected edge list in device memory (edge id = position), read during the call
@@ -211,7 +211,7 @@ pub unsafe extern "C" fn gpumst_msf_device(
 ///
 /// # Safety
 /// `address` holds `n` elements of T in the tier's memory for the whole call.
-unsafe fn lent<T: Element>(c: &Context, address: *const c_void, n: u64) -> Result<Buffer<T>> {
+unsafe fn lent<T: Stored>(c: &Context, address: *const c_void, n: u64) -> Result<Buffer<T>> {
     // SAFETY: passed on from the caller.
     unsafe { c.wrap_device::<T>(address as usize, count(n, "n")?) }
 }
@@ -263,6 +263,38 @@ pub unsafe extern "C" fn gpumst_scan_device(
         with_element!(dtype, T => {
             let mut target = unsafe { scan_target::<T>(c, input, output, n) }?;
             c.scan_buffer(&mut target, op, kind)
+        })
+    })
+}
+
+/// Segmented scan of `n` elements of `dtype` in device memory from `input` into
+/// `output` (`output == input` scans in place), restarting wherever `flags` (n
+/// uint8_t in device memory) is nonzero; index 0 always starts a segment (as
+/// gpumst_segmented_scan_flags). After the work the caller issued to `stream` (NULL:
+/// none); complete when the call returns.
+#[no_mangle]
+pub unsafe extern "C" fn gpumst_segmented_scan_flags_device(
+    ctx: *mut gpumst_context,
+    dtype: gpumst_dtype,
+    op: gpumst_scan_op,
+    kind: gpumst_scan_kind,
+    input: *const c_void,
+    output: *mut c_void,
+    flags: *const c_void,
+    n: u64,
+    stream: *mut c_void,
+) -> gpumst_status {
+    with_context(ctx, "gpumst_segmented_scan_flags_device", |c| {
+        let (op, kind) = (op_from_c(op)?, kind_from_c(kind)?);
+        if n == 0 {
+            return Ok(());
+        }
+        // SAFETY: the caller's contract on the stream and every array.
+        unsafe { c.follow_queue(stream as usize) }?;
+        let flags = unsafe { lent::<u8>(c, flags, n) }?;
+        with_element!(dtype, T => {
+            let mut target = unsafe { scan_target::<T>(c, input, output, n) }?;
+            c.segmented_scan_flags_buffer(&mut target, &flags, op, kind)
         })
     })
 }

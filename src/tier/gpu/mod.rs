@@ -29,9 +29,9 @@ pub(crate) enum ProgramKind {
 /// # Safety
 /// Implement only for such types.
 pub(crate) unsafe trait Plain: Copy + Default + Send + Sync + 'static {}
-// SAFETY: u8 and the six element types (sealed in crate::types) are plain numbers.
-unsafe impl Plain for u8 {}
-unsafe impl<T: crate::types::Element> Plain for T {}
+// SAFETY: Stored is sealed in crate::types to u8 and the six element types, plain
+// numbers.
+unsafe impl<T: crate::types::Stored> Plain for T {}
 
 /// Views plain numbers as their bytes.
 pub(crate) fn bytes_of<T: Plain>(data: &[T]) -> &[u8] {
