@@ -1158,6 +1158,18 @@ void segmented_scan_device(Context &ctx, const T *in, T *out, std::uint64_t n, c
               "gpumst_segmented_scan_offsets_device");
 }
 
+// Segmented scan of n elements in device memory (out may be in): flags[i] != 0 (n
+// bytes in device memory) starts a segment at i; index 0 always does.
+template <class T>
+void segmented_scan_device(Context &ctx, const T *in, T *out, std::uint64_t n, const std::uint8_t *flags, Op op,
+                           ScanKind kind, void *stream = nullptr)
+{
+    ctx.check(gpumst_segmented_scan_flags_device(ctx.handle("gpumst::segmented_scan_device"), detail::code<T>(),
+                                                 static_cast<gpumst_scan_op>(op),
+                                                 static_cast<gpumst_scan_kind>(kind), in, out, flags, n, stream),
+              "gpumst_segmented_scan_flags_device");
+}
+
 // The minimum of n elements in device memory and its first index (n > 0).
 template <class T>
 ArgResult<T> argmin_device(Context &ctx, const T *in, std::uint64_t n, void *stream = nullptr)

@@ -89,6 +89,21 @@ TEST(DeviceMemory, OpenClForestAndPrimitivesMatchTheHost)
                            gpumst::Exclusive);
     EXPECT_EQ(segmented, segmented_host);
     device_free(&d, doffsets);
+    // By head flags in device memory (any nonzero byte starts a segment), in place.
+    std::vector<std::uint8_t> heads(u.size());
+    for (std::size_t i = 0; i < heads.size(); i++)
+        heads[i] = i % 301 == 3 ? static_cast<std::uint8_t>(1 + i % 100) : 0;
+    void *dheads = device_copy(&d, heads.data(), heads.size());
+    void *du_flagged = device_copy(&d, u.data(), u.size() * 4);
+    gpumst::segmented_scan_device(ctx, static_cast<const std::uint32_t *>(du_flagged),
+                                  static_cast<std::uint32_t *>(du_flagged), u.size(),
+                                  static_cast<const std::uint8_t *>(dheads), gpumst::Op::Max, gpumst::Inclusive);
+    device_read(&d, du_flagged, segmented.data(), segmented.size() * 4);
+    gpumst::segmented_scan(ctx, u, segmented_host, gpumst::Span<const std::uint8_t>(heads), gpumst::Op::Max,
+                           gpumst::Inclusive);
+    EXPECT_EQ(segmented, segmented_host);
+    device_free(&d, dheads);
+    device_free(&d, du_flagged);
     device_free(&d, du_copy);
     const auto device_min = gpumst::argmin_device(ctx, static_cast<const std::uint32_t *>(du), u.size());
     const auto host_min = gpumst::argmin(ctx, u);
