@@ -79,8 +79,8 @@ def test_device_arrays_need_a_cuda_context():
         cpu.scan(fake)
     with pytest.raises(gpumst.BackendUnavailable, match="GPU tier"):
         cpu.segmented_scan(fake, offsets=[0, 4])
-    with pytest.raises(TypeError, match="offsets="):
-        cpu.segmented_scan(fake, flags=[1, 0, 0, 0])
+    with pytest.raises(gpumst.BackendUnavailable, match="GPU tier"):
+        cpu.segmented_scan(fake, flags=fake)
     with pytest.raises(gpumst.BackendUnavailable, match="GPU tier"):
         cpu.argmax(fake)
     with pytest.raises(gpumst.BackendUnavailable, match="GPU tier"):
@@ -193,8 +193,19 @@ def test_cuda_primitives_keep_their_results_on_the_gpu(cuda, dtype):
         got = cuda.segmented_scan(da, offsets=doffsets, op=op, exclusive=True)
         assert isinstance(got, gpumst.DeviceArray)
         np.testing.assert_array_equal(got.get(), cuda.segmented_scan(a, offsets=offsets, op=op, exclusive=True))
-    with pytest.raises(TypeError, match="offsets="):
-        cuda.segmented_scan(da, flags=D.DeviceArray.from_host(native.context, np.ones(len(a), np.uint8)))
+    # By head flags on the GPU (any nonzero byte; bool arrays too), in place.
+    heads = (np.arange(len(a)) % 997 == 3).astype(np.uint8) * 7
+    for flags in (heads, heads.astype(bool)):
+        dflags = D.DeviceArray.from_host(native.context, flags)
+        inplace = D.DeviceArray.from_host(native.context, a)
+        assert cuda.segmented_scan(inplace, flags=dflags, op="min", out=inplace) is inplace
+        np.testing.assert_array_equal(inplace.get(), cuda.segmented_scan(a, flags=flags, op="min"))
+    with pytest.raises(ValueError, match="flags has 10 entries"):
+        cuda.segmented_scan(da, flags=D.DeviceArray.from_host(native.context, heads[:10]))
+    with pytest.raises(TypeError, match="one byte per element"):
+        cuda.segmented_scan(da, flags=D.DeviceArray.from_host(native.context, heads.astype(np.uint32)))
+    with pytest.raises(TypeError, match="host memory"):
+        cuda.segmented_scan(da, flags=heads)
     bad = D.DeviceArray.from_host(native.context, np.array([0, 20, 10, 100_000], dtype=np.uint64))
     with pytest.raises(gpumst.InvalidArgument):
         cuda.segmented_scan(da, offsets=bad)

@@ -520,9 +520,7 @@ class Context:
         if (flags is None) == (offsets is None):
             raise ValueError("give exactly one of flags= (segment heads) or offsets= (CSR offsets)")
         if any(D.is_device_array(b) for b in (a, flags, offsets)):
-            if flags is not None:
-                raise TypeError("GPU arrays are scanned by segment with offsets= (CSR offsets), not flags=")
-            return self._segmented_scan_device(a, offsets, op, exclusive, out)
+            return self._segmented_scan_device(a, flags, offsets, op, exclusive, out)
         x = element_array("a", a)
         out = self._scan_output(x, out)
         op_code = _choice("op", op, _OPS)
@@ -583,31 +581,33 @@ class Context:
                 self._check(h, status)
         return out
 
-    def _segmented_scan_device(self, a: Any, offsets: Any, op: str, exclusive: bool, out: Any) -> Any:
+    def _segmented_scan_device(self, a: Any, flags: Any, offsets: Any, op: str, exclusive: bool, out: Any) -> Any:
         native = self._cuda_native()
-        with D.device_views(("a", "offsets"), (a, offsets), native.queue or 0) as (x, o):
+        by_flags = flags is not None
+        name, segments = ("flags", flags) if by_flags else ("offsets", offsets)
+        with D.device_views(("a", name), (a, segments), native.queue or 0) as (x, s):
             dtype = self._device_element(x, "a")
-            if np.dtype(o.dtype) != np.uint64 or o.length == 0:
-                raise TypeError(f"offsets must be a non-empty uint64 GPU array, got {o.length} x {o.dtype}")
+            if by_flags:
+                if np.dtype(s.dtype) not in (np.dtype(np.uint8), np.dtype(np.int8), np.dtype(np.bool_)):
+                    raise TypeError(f"flags must hold one byte per element (uint8, int8, bool), not {s.dtype}")
+                if s.length != x.length:
+                    raise ValueError(f"flags has {s.length} entries but the input has {x.length}")
+            elif np.dtype(s.dtype) != np.uint64 or s.length == 0:
+                raise TypeError(f"offsets must be a non-empty uint64 GPU array, got {s.length} x {s.dtype}")
             out, y = self._device_output(native, "out", out, x.length, x.dtype)
             op_code = _choice("op", op, _OPS)
             kind = C.GPUMST_EXCLUSIVE if exclusive else C.GPUMST_INCLUSIVE
-            streams = sorted({s for s in (x.stream, o.stream) if s})
+            streams = sorted({t for t in (x.stream, s.stream) if t})
             for extra in streams[1:]:
                 D.synchronize(extra)
+            stream = streams[0] if streams else None
+            data = (dtype, op_code, kind, x.address or None, y.address or None)
             with self._use() as h:
-                status = lib.gpumst_segmented_scan_offsets_device(
-                    h,
-                    dtype,
-                    op_code,
-                    kind,
-                    x.address or None,
-                    y.address or None,
-                    x.length,
-                    o.address,
-                    o.length - 1,
-                    streams[0] if streams else None,
-                )
+                if by_flags:
+                    status = lib.gpumst_segmented_scan_flags_device(h, *data, s.address or None, x.length, stream)
+                else:
+                    segments = s.length - 1
+                    status = lib.gpumst_segmented_scan_offsets_device(h, *data, x.length, s.address, segments, stream)
                 self._check(h, status)
         return out
 

@@ -22,7 +22,8 @@ _DL_CPU = 1
 _DL_CUDA = 2
 _DL_CUDA_HOST = 3
 _DL_CUDA_MANAGED = 13
-_DL_CODES = {0: "i", 1: "u", 2: "f"}
+# DLPack type codes gpumst reads (6 is kDLBool: segment head flags).
+_DL_CODES = {0: "i", 1: "u", 2: "f", 6: "b"}
 
 
 class _DLDevice(ctypes.Structure):
@@ -149,7 +150,7 @@ def device_views(names: tuple, arrays: tuple, stream: int) -> Iterator[list]:
                 views.append(stack.enter_context(_from_dlpack(name, a, stream)))
             else:
                 raise TypeError(
-                    f"{name} is in host memory while other arrays are on the GPU: pass all of u, v and w in one place"
+                    f"{name} is in host memory while other arrays are on the GPU: pass every array in one place"
                 )
         yield views
 

@@ -58,6 +58,7 @@ gpumst_status gpumst_context_native(struct gpumst_context *ctx, struct gpumst_na
 gpumst_status gpumst_scan_device(struct gpumst_context *ctx, gpumst_dtype dtype, gpumst_scan_op op, gpumst_scan_kind kind, const void *input, void *output, uint64_t n, void *stream);
 gpumst_status gpumst_argmin_device(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, void *stream, void *value, uint64_t *index);
 gpumst_status gpumst_segmented_argmin_device(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, const void *offsets, uint64_t num_segments, void *values, void *indices, void *stream);
+gpumst_status gpumst_segmented_scan_flags_device(struct gpumst_context *ctx, gpumst_dtype dtype, gpumst_scan_op op, gpumst_scan_kind kind, const void *input, void *output, const void *flags, uint64_t n, void *stream);
 gpumst_status gpumst_segmented_scan_offsets_device(struct gpumst_context *ctx, gpumst_dtype dtype, gpumst_scan_op op, gpumst_scan_kind kind, const void *input, void *output, uint64_t n, const void *offsets, uint64_t num_segments, void *stream);
 gpumst_status gpumst_argmax_device(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, void *stream, void *value, uint64_t *index);
 gpumst_status gpumst_segmented_argmax_device(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, const void *offsets, uint64_t num_segments, void *values, void *indices, void *stream);
