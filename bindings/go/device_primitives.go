@@ -6,14 +6,22 @@ package gpumst
 
 // Device addresses travel as integers and become pointers on the C side (as in
 // device.go): they are GPU memory or OpenCL handles, never Go memory.
+// segments: 0 none, 1 CSR offsets (num_segments + 1 at `heads`), 2 head flags (n bytes
+// at `heads`).
 static gpumst_status gpumstgo_scan_device(gpumst_context *ctx, gpumst_dtype dtype,
 		gpumst_scan_op op, gpumst_scan_kind kind, uintptr_t in, uintptr_t out, uint64_t n,
-		uintptr_t offsets, uint64_t num_segments, int segmented, uintptr_t stream) {
-	if (segmented)
+		int segments, uintptr_t heads, uint64_t num_segments, uintptr_t stream) {
+	switch (segments) {
+	case 1:
 		return gpumst_segmented_scan_offsets_device(ctx, dtype, op, kind, (const void *)in,
-			(void *)out, n, (const void *)offsets, num_segments, (void *)stream);
-	return gpumst_scan_device(ctx, dtype, op, kind, (const void *)in, (void *)out, n,
-		(void *)stream);
+			(void *)out, n, (const void *)heads, num_segments, (void *)stream);
+	case 2:
+		return gpumst_segmented_scan_flags_device(ctx, dtype, op, kind, (const void *)in,
+			(void *)out, (const void *)heads, n, (void *)stream);
+	default:
+		return gpumst_scan_device(ctx, dtype, op, kind, (const void *)in, (void *)out, n,
+			(void *)stream);
+	}
 }
 
 static gpumst_status gpumstgo_arg_device(gpumst_context *ctx, gpumst_dtype dtype, int max,
@@ -42,25 +50,39 @@ import "unsafe"
 // stream (a CUstream or cl_command_queue; 0: none). It is complete when it
 // returns.
 func ScanDevice[T Number](ctx *Context, op ScanOp, kind ScanKind, in, out DevicePtr, n uint64, stream uintptr) error {
-	return scanDevice[T](ctx, "scan (device)", op, kind, in, out, n, 0, 0, false, stream)
+	return scanDevice[T](ctx, "scan (device)", op, kind, in, out, n, unsegmented, 0, 0, stream)
 }
 
 // SegmentedScanOffsetsDevice is [ScanDevice] restarted at each segment
 // [offsets[s], offsets[s+1]): offsets is numSegments+1 uint64 in device memory,
 // validated on the device with [SegmentedScanOffsets]'s messages.
 func SegmentedScanOffsetsDevice[T Number](ctx *Context, op ScanOp, kind ScanKind, in, out DevicePtr, n uint64, offsets DevicePtr, numSegments uint64, stream uintptr) error {
-	return scanDevice[T](ctx, "segmented scan (device)", op, kind, in, out, n, offsets, numSegments, true, stream)
+	return scanDevice[T](ctx, "segmented scan (device)", op, kind, in, out, n, byOffsets, offsets, numSegments, stream)
 }
 
-func scanDevice[T Number](ctx *Context, name string, op ScanOp, kind ScanKind, in, out DevicePtr, n uint64, offsets DevicePtr, numSegments uint64, segmented bool, stream uintptr) error {
+// SegmentedScanFlagsDevice is [ScanDevice] restarted wherever flags (n bytes in
+// device memory) is nonzero; index 0 always starts a segment, as in
+// [SegmentedScanFlags].
+func SegmentedScanFlagsDevice[T Number](ctx *Context, op ScanOp, kind ScanKind, in, out, flags DevicePtr, n uint64, stream uintptr) error {
+	return scanDevice[T](ctx, "segmented scan by flags (device)", op, kind, in, out, n, byFlags, flags, 0, stream)
+}
+
+// How a device scan is segmented (gpumstgo_scan_device's `segments`).
+const (
+	unsegmented = 0
+	byOffsets   = 1
+	byFlags     = 2
+)
+
+func scanDevice[T Number](ctx *Context, name string, op ScanOp, kind ScanKind, in, out DevicePtr, n uint64, segments int, heads DevicePtr, numSegments uint64, stream uintptr) error {
 	ptr, err := ctx.acquire(name)
 	if err != nil {
 		return err
 	}
 	defer ctx.mu.RUnlock()
 	s := C.gpumstgo_scan_device(ptr, dtypeOf[T](), C.gpumst_scan_op(op), C.gpumst_scan_kind(kind),
-		C.uintptr_t(in), C.uintptr_t(out), C.uint64_t(n), C.uintptr_t(offsets),
-		C.uint64_t(numSegments), cBool(segmented), C.uintptr_t(stream))
+		C.uintptr_t(in), C.uintptr_t(out), C.uint64_t(n), C.int(segments), C.uintptr_t(heads),
+		C.uint64_t(numSegments), C.uintptr_t(stream))
 	if s != C.GPUMST_OK {
 		return fail(ptr, name, s)
 	}

@@ -157,6 +157,23 @@ func TestDevicePrimitivesMatchTheHost(t *testing.T) {
 					t.Fatalf("segmented=%v: the device scan differs from the host's (%v)", segmented, err)
 				}
 			}
+			// By head flags in device memory: any nonzero byte starts a segment.
+			heads, headBytes := make([]bool, len(data)), make([]uint8, len(data))
+			for i := range heads {
+				if i%613 == 9 {
+					heads[i], headBytes[i] = true, uint8(1+i%200)
+				}
+			}
+			dHeads := devmem.Copy(dev, headBytes, len(headBytes))
+			defer dev.Free(dHeads)
+			if err := gpumst.SegmentedScanFlagsDevice[int64](ctx, gpumst.Max, gpumst.Inclusive,
+				gpumst.DevicePtr(in), gpumst.DevicePtr(out), gpumst.DevicePtr(dHeads), n, 0); err != nil {
+				t.Fatal(err)
+			}
+			devmem.Read(dev, out, got)
+			if err := gpumst.SegmentedScanFlags(ctx, gpumst.Max, gpumst.Inclusive, data, want, heads); err != nil || !slices.Equal(got, want) {
+				t.Fatalf("the device scan by flags differs from the host's (%v)", err)
+			}
 			for _, max := range []bool{false, true} {
 				argDevice, argHost := gpumst.ArgMinDevice[int64], gpumst.ArgMin[int64]
 				segDevice, segHost := gpumst.SegmentedArgMinDevice[int64], gpumst.SegmentedArgMin[int64]
