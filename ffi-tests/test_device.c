@@ -1,5 +1,6 @@
 /*
- * Data already in device memory through the C API: gpumst_msf_device,
+ * Data already in device memory through the C API: gpumst_msf_device (edge lists and
+ * symmetric CSR graphs),
  * gpumst_scan_device, gpumst_argmin_device / gpumst_argmax_device,
  * gpumst_segmented_argmin_device / gpumst_segmented_argmax_device and
  * gpumst_context_native, on every GPU tier found (OpenCL on PoCL in CI, CUDA and
@@ -10,6 +11,7 @@
  * host functions on the same data, and errors with the host path's messages.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +130,109 @@ static void forest_matches_the_host_path(gpumst_context *ctx, struct device *d)
     device_free(d, du);
     device_free(d, dv);
     device_free(d, dw);
+    device_free(d, ids);
+}
+
+/* A symmetric CSR of a random multigraph (self-loops once, rows in edge order), in
+ * device memory: the forest, an asymmetric graph's message, and an edge list given
+ * with the struct_size of callers compiled before CSR graphs. */
+static void csr_forest_matches_the_host_path(gpumst_context *ctx, struct device *d)
+{
+    static uint32_t u[M], v[M], targets[2 * M];
+    static int64_t w[M], weights[2 * M];
+    static uint64_t offsets[N + 1], fill[N], got[N - 1];
+    uint64_t state = 7;
+    for (int e = 0; e < M; e++) {
+        u[e] = (uint32_t)(next_random(&state) % N);
+        v[e] = e % 11 == 0 ? u[e] : (uint32_t)(next_random(&state) % N);
+        w[e] = (int64_t)(next_random(&state) % 300) - 100;
+        offsets[u[e] + 1]++;
+        if (u[e] != v[e])
+            offsets[v[e] + 1]++;
+    }
+    for (int x = 0; x < N; x++) {
+        offsets[x + 1] += offsets[x];
+        fill[x] = offsets[x];
+    }
+    for (int e = 0; e < M; e++) {
+        targets[fill[u[e]]] = v[e];
+        weights[fill[u[e]]++] = w[e];
+        if (u[e] != v[e]) {
+            targets[fill[v[e]]] = u[e];
+            weights[fill[v[e]]++] = w[e];
+        }
+    }
+    const uint64_t entries = offsets[N];
+    void *doffsets = device_copy(d, offsets, sizeof offsets);
+    void *dtargets = device_copy(d, targets, entries * sizeof targets[0]);
+    void *dweights = device_copy(d, weights, entries * sizeof weights[0]);
+    void *ids = device_copy(d, NULL, (N - 1) * sizeof(uint64_t));
+    gpumst_device_graph dg;
+    CHECK_STATUS(gpumst_device_graph_init_csr(&dg, N, entries, doffsets, dtargets, GPUMST_I64, dweights),
+                 GPUMST_OK);
+    gpumst_graph hg;
+    CHECK_STATUS(gpumst_graph_init_csr(&hg, N, entries, offsets, targets, GPUMST_I64, weights), GPUMST_OK);
+    for (int flags = 0; flags <= GPUMST_MSF_MAXIMUM; flags += GPUMST_MSF_UNWEIGHTED) {
+        gpumst_forest *host = NULL;
+        CHECK_STATUS(gpumst_msf(ctx, &hg, GPUMST_ALGORITHM_AUTO, (uint32_t)flags, &host), GPUMST_OK);
+        uint64_t count = 0, components = 0;
+        gpumst_total_weight total, host_total;
+        CHECK_STATUS(gpumst_msf_device(ctx, &dg, GPUMST_ALGORITHM_AUTO, (uint32_t)flags, ids, NULL, &count,
+                                       &components, &total),
+                     GPUMST_OK);
+        CHECK_STATUS(gpumst_forest_total_weight(host, &host_total), GPUMST_OK);
+        CHECK(count == gpumst_forest_num_edges(host) && components == gpumst_forest_num_components(host),
+              "CSR flags %d: %" PRIu64 " edges, %" PRIu64 " components", flags, count, components);
+        CHECK(total.value == host_total.value && total.exact_low == host_total.exact_low,
+              "CSR total %g, host %g", total.value, host_total.value);
+        if (count == gpumst_forest_num_edges(host) && count <= N - 1) {
+            device_read(d, ids, got, count * sizeof(uint64_t));
+            CHECK(memcmp(got, gpumst_forest_edges(host), count * sizeof(uint64_t)) == 0,
+                  "CSR flags %d: the device forest differs from the host's", flags);
+        }
+        gpumst_forest_free(host);
+    }
+
+    /* One weight changed in one direction: the host path's message. */
+    char host_message[512], device_message[512];
+    const uint64_t changed = offsets[N / 2];
+    weights[changed] += 1;
+    void *dbad = device_copy(d, weights, entries * sizeof weights[0]);
+    gpumst_device_graph bg = dg;
+    bg.weights = dbad;
+    CHECK_STATUS(gpumst_msf_device(ctx, &bg, GPUMST_ALGORITHM_AUTO, 0, ids, NULL, NULL, NULL, NULL),
+                 GPUMST_INVALID_GRAPH);
+    gpumst_context_last_error(ctx, device_message, sizeof device_message);
+    gpumst_forest *none = NULL;
+    CHECK_STATUS(gpumst_msf(ctx, &hg, GPUMST_ALGORITHM_AUTO, 0, &none), GPUMST_INVALID_GRAPH);
+    gpumst_context_last_error(ctx, host_message, sizeof host_message);
+    weights[changed] -= 1;
+    CHECK(strcmp(after_function(device_message), after_function(host_message)) == 0, "device: %s / host: %s",
+          device_message, host_message);
+    CHECK(strstr(device_message, "CSR is not symmetric") != NULL, "%s", device_message);
+    bg.kind = 7;
+    CHECK_STATUS(gpumst_msf_device(ctx, &bg, GPUMST_ALGORITHM_AUTO, 0, ids, NULL, NULL, NULL, NULL),
+                 GPUMST_INVALID_ARGUMENT);
+
+    /* A caller compiled before CSR graphs: its struct ends before `kind`. */
+    void *du = device_copy(d, u, sizeof u), *dv = device_copy(d, v, sizeof v);
+    gpumst_device_graph old;
+    CHECK_STATUS(gpumst_device_graph_init(&old, N, M, du, dv, GPUMST_I64, NULL), GPUMST_OK);
+    old.struct_size = offsetof(gpumst_device_graph, kind);
+    old.kind = GPUMST_GRAPH_CSR; /* beyond the old struct: not read */
+    uint64_t count = 0;
+    CHECK_STATUS(gpumst_msf_device(ctx, &old, GPUMST_ALGORITHM_AUTO, 0, ids, NULL, &count, NULL, NULL),
+                 GPUMST_OK);
+    CHECK(count > 0, "the old-size edge list gave %" PRIu64 " edges", count);
+    old.struct_size = offsetof(gpumst_device_graph, kind) - 1;
+    CHECK_STATUS(gpumst_msf_device(ctx, &old, GPUMST_ALGORITHM_AUTO, 0, ids, NULL, NULL, NULL, NULL),
+                 GPUMST_INVALID_ARGUMENT);
+    device_free(d, du);
+    device_free(d, dv);
+    device_free(d, dbad);
+    device_free(d, doffsets);
+    device_free(d, dtargets);
+    device_free(d, dweights);
     device_free(d, ids);
 }
 
@@ -420,6 +525,7 @@ int main(void)
             CHECK(0, "the %s tier opened, but its driver library's functions could not be loaded", names[t]);
         } else {
             forest_matches_the_host_path(ctx, &d);
+            csr_forest_matches_the_host_path(ctx, &d);
             primitives_match_the_host_functions(ctx, &d);
             printf("test_device: the %s tier tested\n", names[t]);
         }

@@ -161,8 +161,10 @@ typedef struct gpumst_total_weight {
   uint64_t exact_low;
 } gpumst_total_weight;
 
-// An undirected edge list in device memory (edge id = position), read during the call
-// only. Fill it with gpumst_device_graph_init.
+// A graph in device memory, read during the call only: an undirected edge list (edge
+// id = position; gpumst_device_graph_init) or a symmetric CSR (edge id = the CSR
+// position of its entry with source < target, as for gpumst_graph_init_csr;
+// gpumst_device_graph_init_csr).
 //
 // Device memory is what the context's GPU tier calls memory: on CUDA a device
 // pointer (a `CUdeviceptr` cast to `void *`, or a pointer from `cudaMalloc`) of the
@@ -174,12 +176,22 @@ typedef struct gpumst_device_graph {
   // Type of `weights` (ignored when `weights` is NULL).
   gpumst_dtype weight_type;
   uint64_t num_vertices;
+  // Edge list: edges (entries of u, v and weights). CSR: entries of targets and
+  // weights.
   uint64_t num_edges;
-  // num_edges uint32_t ends each.
+  // Edge list: num_edges uint32_t ends each (NULL for CSR).
   void *u;
   void *v;
-  // num_edges weights of `weight_type`; NULL for an unweighted graph.
+  // num_edges weights of `weight_type` (one per CSR entry, equal in both
+  // directions); NULL for an unweighted graph.
   void *weights;
+  // GPUMST_GRAPH_EDGE_LIST or GPUMST_GRAPH_CSR (a struct_size that ends before
+  // this field, from a caller compiled before CSR graphs: an edge list).
+  gpumst_graph_kind kind;
+  // CSR: num_vertices + 1 uint64_t offsets and num_edges uint32_t targets (NULL
+  // for edge lists).
+  void *offsets;
+  void *targets;
 } gpumst_device_graph;
 
 // The native objects behind a context's GPU tier.
@@ -465,17 +477,23 @@ gpumst_status gpumst_forest_total_weight_string(const struct gpumst_forest *fore
 // Fills `graph` as a device edge-list view (see gpumst_device_graph).
 gpumst_status gpumst_device_graph_init(struct gpumst_device_graph *graph, uint64_t num_vertices, uint64_t num_edges, void *u, void *v, gpumst_dtype weight_type, void *weights);
 
+// Fills `graph` as a device view of a symmetric CSR (see gpumst_device_graph):
+// `offsets` num_vertices + 1 uint64_t, `targets` num_entries uint32_t, `weights`
+// num_entries of `weight_type` or NULL, all device memory.
+gpumst_status gpumst_device_graph_init_csr(struct gpumst_device_graph *graph, uint64_t num_vertices, uint64_t num_entries, void *offsets, void *targets, gpumst_dtype weight_type, void *weights);
+
 // Writes the native objects of the context's GPU tier to `*native`. A context
 // without a GPU tier fails with GPUMST_BACKEND_UNAVAILABLE.
 gpumst_status gpumst_context_native(struct gpumst_context *ctx, struct gpumst_native *native);
 
 // The minimum spanning forest of a graph in device memory, under the (weight, edge
 // id) order: the same edges as gpumst_msf on the same arrays. The graph is validated
-// on the device (ids in range, no NaN weight) with gpumst_msf's messages; a
-// rejected graph leaves `edge_ids` as it was. The forest's edge ids (uint64_t,
-// ascending) are written to device memory `edge_ids`,
-// which must hold min(num_vertices - 1, num_edges) of them (it may be NULL when
-// that is 0); `*num_edges` receives their count and `*num_components` the
+// on the device (ids in range, no NaN weight; a CSR's offsets and symmetry) with
+// gpumst_msf's messages (a CSR the device rejects is copied to the host, where the
+// fault is named); a rejected graph leaves `edge_ids` as it was. The forest's edge
+// ids (uint64_t, ascending) are written to device memory `edge_ids`, which must hold
+// min(num_vertices - 1, num_edges) of them (for a CSR, min(num_vertices - 1,
+// num_edges / 2)); it may be NULL when that is 0. `*num_edges` receives their count and `*num_components` the
 // component count (either may be NULL). `total` (may be NULL) receives the total
 // weight, as gpumst_forest_total_weight gives it; computing it brings the forest's
 // weights to the host, so pass NULL when the total is not needed.
@@ -493,7 +511,11 @@ gpumst_status gpumst_context_native(struct gpumst_context *ctx, struct gpumst_na
 // the forest is computed a partition of the edges at a time, each copied on the
 // device from the caller's arrays (the same forest); where the vertices' arrays and
 // twice a forest do not fit either, the call fails with GPUMST_OUT_OF_MEMORY and the
-// sizes.
+// sizes. A CSR is first made an edge list in gpumst's device memory (8 bytes per
+// entry while it is made, then 16 bytes and a weight per edge). Its symmetry check
+// reads, per entry, its own row and its target's: two bisections and the runs of
+// equal targets where every row is sorted by target, the two whole rows otherwise
+// (sort the rows of graphs with vertices of high degree).
 gpumst_status gpumst_msf_device(struct gpumst_context *ctx, const struct gpumst_device_graph *graph, gpumst_algorithm algorithm, uint32_t flags, void *edge_ids, void *stream, uint64_t *num_edges, uint64_t *num_components, struct gpumst_total_weight *total);
 
 // Scans `n` elements of `dtype` in device memory from `input` into `output` (as

@@ -445,6 +445,36 @@ impl Context {
         options: &MsfOptions,
         output: &msf::DeviceOutput,
     ) -> Result<msf::DeviceForest> {
+        // SAFETY: the caller's promise, passed on.
+        unsafe { self.msf_of_device_input(msf::DeviceInput::EdgeList(graph), options, output) }
+    }
+
+    /// [`Context::msf_on_device`] for a symmetric CSR graph in device memory (see
+    /// [`msf::DeviceCsrGraph`]): the offsets, the targets' range and the symmetry are
+    /// checked on the device, a rejected graph's arrays are copied to the host so
+    /// that the error names what [`Context::msf`] names, and the forest's ids are CSR
+    /// positions (of the entries with source < target), as for a host CSR graph.
+    ///
+    /// # Safety
+    /// As [`Context::msf_on_device`].
+    pub unsafe fn msf_csr_on_device(
+        &self,
+        graph: &msf::DeviceCsrGraph,
+        options: &MsfOptions,
+        output: &msf::DeviceOutput,
+    ) -> Result<msf::DeviceForest> {
+        // SAFETY: the caller's promise, passed on.
+        unsafe { self.msf_of_device_input(msf::DeviceInput::Csr(graph), options, output) }
+    }
+
+    /// # Safety
+    /// As [`Context::msf_on_device`].
+    unsafe fn msf_of_device_input(
+        &self,
+        graph: msf::DeviceInput<'_>,
+        options: &MsfOptions,
+        output: &msf::DeviceOutput,
+    ) -> Result<msf::DeviceForest> {
         // SAFETY (both arms): the caller's promise, passed on.
         match self.gpu_backend()? {
             Backend::OpenCl(cl) => self.on_cpu_threads(|| unsafe {

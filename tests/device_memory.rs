@@ -10,8 +10,8 @@ use gpumst::{
 };
 
 mod common;
-use common::msf::{random_graph, reference, reference_total, RefWeight, Stream};
-use common::on_device::OnDevice;
+use common::msf::{random_graph, reference, reference_total, Csr, RefWeight, Stream};
+use common::on_device::{CsrOnDevice, OnDevice};
 
 /// Contexts of the GPU tiers present; absent ones are reported as skipped.
 fn gpu_tiers() -> Vec<Context> {
@@ -532,5 +532,216 @@ fn arrays_off_16_bytes_give_the_same_forests_and_errors() {
             .unwrap_err();
         let device = solve(&shifted(&u, &v, &w), Algorithm::Auto).unwrap_err();
         assert_eq!(device.message(), host.message());
+    }
+}
+
+// ---- symmetric CSR graphs in device memory -------------------------------------------
+
+/// A symmetric CSR of `u`, `v`, `w` with every self-loop kept as an entry (the host
+/// path skips them), rows in edge order or, with `sorted`, by target; `flip` gives the
+/// second entry of each edge `flip(w)` (a float zero of the other sign).
+fn csr_of<W: Copy>(
+    n: usize,
+    u: &[u32],
+    v: &[u32],
+    w: &[W],
+    sorted: bool,
+    flip: fn(W) -> W,
+) -> (Vec<u64>, Vec<u32>, Vec<W>) {
+    let mut entries: Vec<(u32, u32, usize, bool)> = Vec::new();
+    for e in 0..u.len() {
+        entries.push((u[e], v[e], e, false));
+        if u[e] != v[e] {
+            entries.push((v[e], u[e], e, true));
+        }
+    }
+    match sorted {
+        true => entries.sort_by_key(|&(a, b, e, _)| (a, b, e)),
+        false => entries.sort_by_key(|&(a, _, e, _)| (a, e)),
+    }
+    let mut offsets = vec![0u64; n + 1];
+    for &(a, ..) in &entries {
+        offsets[a as usize + 1] += 1;
+    }
+    for x in 0..n {
+        offsets[x + 1] += offsets[x];
+    }
+    let targets = entries.iter().map(|e| e.1).collect();
+    let weights = entries
+        .iter()
+        .map(|&(_, _, e, second)| if second { flip(w[e]) } else { w[e] })
+        .collect();
+    (offsets, targets, weights)
+}
+
+/// The device's CSR forest against the host path's on the same arrays (every
+/// algorithm, minimum and maximum), weighted and unweighted.
+fn check_csr<W: Element>(
+    name: &str,
+    offsets: &[u64],
+    targets: &[u32],
+    w: &[W],
+    wrap: fn(&[W]) -> Weights<'_>,
+) {
+    for ctx in gpu_tiers() {
+        for weighted in [true, false] {
+            let weights = weighted.then_some(w);
+            let graph = CsrOnDevice::new(&ctx, offsets, targets, weights);
+            let host_graph = Graph::Csr {
+                offsets,
+                targets,
+                weights: weights.map(wrap),
+            };
+            for maximum in [false, true] {
+                let host = ctx
+                    .msf(
+                        &host_graph,
+                        &MsfOptions {
+                            maximum,
+                            ..MsfOptions::default()
+                        },
+                    )
+                    .unwrap();
+                for algorithm in device_algorithms() {
+                    let options = MsfOptions {
+                        algorithm,
+                        maximum,
+                        ..MsfOptions::default()
+                    };
+                    let what = format!(
+                        "{name} weighted={weighted} {algorithm} maximum={maximum} on {}",
+                        ctx.tier()
+                    );
+                    let forest = graph
+                        .solve(&ctx, &options)
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    assert_eq!(graph.ids(&ctx, forest.num_edges), host.edges, "{what}");
+                    assert_eq!(forest.num_components, host.num_components, "{what}");
+                    assert_eq!(forest.total_weight, Some(host.total_weight), "{what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn csr_forests_in_device_memory_match_the_host_and_the_reference() {
+    // The last graph is dense enough for the light phases (m >= 4n and 4 * 4096).
+    for (n, m, seed) in [(2, 1, 1), (17, 40, 2), (500, 2000, 3), (3000, 40_000, 4)] {
+        let (mut u, v) = random_graph(n, m, seed);
+        for e in (0..m).step_by(13) {
+            u[e] = v[e]; // self-loops, and with several edges per pair, multi-edges
+        }
+        let mut s = Stream(seed * 7 + 3);
+        let raw: Vec<u64> = (0..m).map(|_| s.next()).collect();
+        for sorted in [false, true] {
+            let name = format!("random n={n} m={m} sorted rows={sorted}");
+            let w: Vec<u32> = raw.iter().map(|&x| (x % 50) as u32).collect();
+            let (offsets, targets, cw) = csr_of(n, &u, &v, &w, sorted, |x| x);
+            check_csr(&name, &offsets, &targets, &cw, |w| Weights::U32(w));
+            let w: Vec<i64> = raw.iter().map(|&x| x as i64).collect();
+            let (offsets, targets, cw) = csr_of(n, &u, &v, &w, sorted, |x| x);
+            check_csr(&name, &offsets, &targets, &cw, |w| Weights::I64(w));
+            // -0 one way and +0 the other are one weight, as on the host.
+            let w: Vec<f32> = raw
+                .iter()
+                .map(|&x| match x % 9 {
+                    0 => 0.0,
+                    1 => f32::INFINITY,
+                    _ => (x % 1000) as f32 / 8.0 - 60.0,
+                })
+                .collect();
+            let (offsets, targets, cw) =
+                csr_of(n, &u, &v, &w, sorted, |x| if x == 0.0 { -x } else { x });
+            let zeros = cw
+                .iter()
+                .filter(|x| **x == 0.0 && x.is_sign_negative())
+                .count();
+            assert!(n < 100 || zeros > 0, "{name}: the test has negative zeros");
+            check_csr(&name, &offsets, &targets, &cw, |w| Weights::F32(w));
+            let w: Vec<f64> = raw.iter().map(|&x| (x >> 11) as f64 * 1e-9).collect();
+            let (offsets, targets, cw) = csr_of(n, &u, &v, &w, sorted, |x| x);
+            check_csr(&name, &offsets, &targets, &cw, |w| Weights::F64(w));
+        }
+    }
+    // Against the reference too (the test's own CSR: ids are its u < v positions).
+    let (u, v) = random_graph(2000, 9000, 5);
+    let w: Vec<i32> = (0..u.len())
+        .map(|e| (e as i32 * 7919) % 401 - 200)
+        .collect();
+    let csr = Csr::new(2000, &u, &v, Some(&w));
+    let (expected, components, total) = csr.reference(false);
+    for ctx in gpu_tiers() {
+        let weights = csr.weights.as_deref();
+        let graph = CsrOnDevice::new(&ctx, &csr.offsets, &csr.targets, weights);
+        let forest = graph.solve(&ctx, &MsfOptions::default()).unwrap();
+        assert_eq!(graph.ids(&ctx, forest.num_edges), expected);
+        assert_eq!(forest.num_components, components);
+        assert_eq!(forest.total_weight, Some(total));
+    }
+}
+
+/// The device's error for a CSR graph is the host path's, word for word.
+fn same_csr_error<W: Element>(
+    ctx: &Context,
+    offsets: &[u64],
+    targets: &[u32],
+    w: &[W],
+    wrap: fn(&[W]) -> Weights<'_>,
+) {
+    let host = ctx
+        .msf(
+            &Graph::Csr {
+                offsets,
+                targets,
+                weights: Some(wrap(w)),
+            },
+            &MsfOptions::default(),
+        )
+        .unwrap_err();
+    let graph = CsrOnDevice::new(ctx, offsets, targets, Some(w));
+    let before = graph.ids(ctx, graph.ids.len());
+    let device = graph.solve(ctx, &MsfOptions::default()).unwrap_err();
+    assert_eq!(device.status(), host.status(), "{device} / {host}");
+    assert_eq!(device.message(), host.message());
+    assert_eq!(
+        graph.ids(ctx, graph.ids.len()),
+        before,
+        "{host}: ids untouched"
+    );
+}
+
+#[test]
+fn invalid_csr_graphs_in_device_memory_give_the_host_paths_errors() {
+    // 0-1 (weight 5), 1-2 (weight 7), a self-loop at 2.
+    let offsets = [0u64, 1, 3, 5];
+    let targets = [1u32, 0, 2, 1, 2];
+    let w = [5u32, 5, 7, 7, 9];
+    for ctx in gpu_tiers() {
+        let wrap: fn(&[u32]) -> Weights<'_> = |w| Weights::U32(w);
+        let valid = CsrOnDevice::new(&ctx, &offsets, &targets, Some(&w[..]));
+        let forest = valid.solve(&ctx, &MsfOptions::default()).unwrap();
+        assert_eq!(valid.ids(&ctx, forest.num_edges), [0, 2]);
+        same_csr_error(&ctx, &[1, 1, 3, 5], &targets, &w, wrap);
+        same_csr_error(&ctx, &[0, 3, 1, 5], &targets, &w, wrap);
+        same_csr_error(&ctx, &[0, 1, 3, 4], &targets, &w, wrap);
+        same_csr_error(&ctx, &[0, 1, 3, 6], &targets, &w, wrap);
+        same_csr_error(&ctx, &offsets, &[1, 0, 3, 1, 2], &w, wrap);
+        same_csr_error(&ctx, &offsets, &[1, 0, 2, 1, 7], &w, wrap);
+        // A reverse entry missing, and one of another weight.
+        same_csr_error(&ctx, &offsets, &[1, 0, 2, 0, 2], &w, wrap);
+        same_csr_error(&ctx, &offsets, &targets, &[5, 5, 7, 8, 9], wrap);
+        same_csr_error(&ctx, &offsets, &targets, &[5, 6, 7, 7, 9], wrap);
+        // Rows sorted by target, with a multi-edge whose weights differ by direction.
+        same_csr_error(&ctx, &[0, 2, 4], &[1, 1, 0, 0], &[3, 4, 4, 4], wrap);
+        // A NaN weight (in both directions: symmetric, then refused as on the host).
+        let nan = [1.0f64, 1.0, f64::NAN, f64::NAN, 2.0];
+        same_csr_error(&ctx, &offsets, &targets, &nan, |w| Weights::F64(w));
+        let nan = [1.0f32, 1.0, f32::NAN, 3.0, 2.0];
+        same_csr_error(&ctx, &offsets, &targets, &nan, |w| Weights::F32(w));
+        // No entries: every vertex its own component.
+        let empty = CsrOnDevice::new(&ctx, &[0, 0, 0, 0], &[], Some(&[0u32; 0][..]));
+        let forest = empty.solve(&ctx, &MsfOptions::default()).unwrap();
+        assert_eq!((forest.num_edges, forest.num_components), (0, 3));
     }
 }

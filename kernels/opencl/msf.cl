@@ -1188,3 +1188,130 @@ __kernel void rs_carry_positions(__global const ulong* ids, uint count, uint car
     ulong p = ids[i];
     after[i] = p < carried ? before[p] : start + (p - carried);
 }
+
+// ---- CSR graphs in device memory: checked there, their u < v entries made an edge list ----
+// `status` words (CSR_* in src/tier/gpu/msf/csr.rs), each 0xFFFFFFFF until something
+// is found, then the least entry found: 0 offsets (check_offsets writes it), 1 a target
+// out of range, 2 a row not sorted by target, 3 an entry without its reverse. The
+// kernels after check_offsets return at once when it found something, so that no
+// offset beyond the targets is followed.
+#define CSR_OFFSETS 0
+#define CSR_RANGE 1
+#define CSR_UNSORTED 2
+#define CSR_UNPAIRED 3
+#define CSR_NONE 0xFFFFFFFFu
+
+// The row of entry p < offsets[vertices]: the x with offsets[x] <= p < offsets[x + 1].
+inline uint csr_row(__global const ulong* offsets, uint vertices, ulong p) {
+    uint lo = 0, hi = vertices;  // offsets[lo] <= p < offsets[hi]
+    while (hi - lo > 1) {
+        uint mid = lo + (hi - lo) / 2;
+        if (offsets[mid] <= p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+// Per entry: its target in range, its row's order, and a 1 in `forward` where it is an
+// edge (source < target; self-loops and reverse entries are not).
+__kernel void csr_entries(__global const ulong* offsets, uint vertices,
+                          __global const uint* targets, uint entries, __global uint* forward,
+                          __global uint* status) {
+    uint p = get_global_id(0);
+    if (p >= entries || status[CSR_OFFSETS] != CSR_NONE)
+        return;
+    uint s = csr_row(offsets, vertices, p), t = targets[p];
+    forward[p] = s < t && t < vertices;
+    if (t >= vertices)
+        atomic_min(&status[CSR_RANGE], p);
+    if (p + 1 < offsets[s + 1] && targets[p + 1] < t)
+        atomic_min(&status[CSR_UNSORTED], p);
+}
+
+#if KEYS
+// One weight for the symmetry check: the same bits, or (floats, `kind` 2) two zeros,
+// as the host's keys make -0 and +0 one weight.
+inline bool csr_same_weight(Key a, Key b, uint kind) {
+    Key magnitude = ~((Key)1 << (sizeof(Key) * 8 - 1));
+    return a == b || (kind == 2 && (a & magnitude) == 0 && (b & magnitude) == 0);
+}
+#endif
+
+// Entries of `row` with target `target` (and weight `w`): from the first such entry
+// found by bisection where the rows are sorted by target, else the whole row.
+inline uint csr_count(__global const ulong* offsets, __global const uint* targets,
+                      __global const Key* weights, uint row, uint target, Key w, uint kind,
+                      bool sorted) {
+    ulong q = offsets[row], end = offsets[row + 1];
+    if (sorted) {
+        ulong hi = end;
+        while (q < hi) {
+            ulong mid = q + (hi - q) / 2;
+            if (targets[mid] < target)
+                q = mid + 1;
+            else
+                hi = mid;
+        }
+    }
+    uint count = 0;
+    for (; q < end; q++) {
+        uint x = targets[q];
+        if (x == target) {
+#if KEYS
+            count += csr_same_weight(weights[q], w, kind);
+#else
+            count++;
+#endif
+        } else if (sorted && x > target) {
+            break;
+        }
+    }
+    return count;
+}
+
+// Symmetry: entry p (s -> t, weight w; not a self-loop) has as many twins s -> t of
+// weight w in row s as reverses t -> s of weight w in row t. For every entry that
+// holds exactly when the forward and reverse entries are one multiset, as the host
+// checks. Cost per entry: two bisections and the runs of equal targets where rows are
+// sorted, else both rows.
+__kernel void csr_symmetric(__global const ulong* offsets, uint vertices,
+                            __global const uint* targets, uint entries,
+                            __global const Key* weights, uint kind, __global uint* status) {
+    uint p = get_global_id(0);
+    if (p >= entries || status[CSR_OFFSETS] != CSR_NONE)
+        return;
+    bool sorted = status[CSR_UNSORTED] == CSR_NONE;
+    uint s = csr_row(offsets, vertices, p), t = targets[p];
+    if (s == t || t >= vertices)
+        return;
+#if KEYS
+    Key w = weights[p];
+#else
+    Key w = 0;
+#endif
+    uint twins = csr_count(offsets, targets, weights, s, t, w, kind, sorted);
+    uint reverses = csr_count(offsets, targets, weights, t, s, w, kind, sorted);
+    if (twins != reverses)
+        atomic_min(&status[CSR_UNPAIRED], p);
+}
+
+// The edge list: entry p with forward[p] becomes edge at[p] (the exclusive scan of
+// forward), ends (row, target), its weight's `weight_words` 32-bit words (0: none) and
+// its id p.
+__kernel void csr_edges(__global const ulong* offsets, uint vertices,
+                        __global const uint* targets, uint entries,
+                        __global const uint* forward, __global const uint* at,
+                        __global const uint* weights, uint weight_words, __global uint* eu,
+                        __global uint* ev, __global uint* ew, __global ulong* ids) {
+    uint p = get_global_id(0);
+    if (p >= entries || !forward[p])
+        return;
+    uint e = at[p];
+    eu[e] = csr_row(offsets, vertices, p);
+    ev[e] = targets[p];
+    ids[e] = p;
+    for (uint k = 0; k < weight_words; k++)
+        ew[(ulong)weight_words * e + k] = weights[(ulong)weight_words * p + k];
+}

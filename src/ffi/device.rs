@@ -4,18 +4,21 @@
 use std::ffi::c_void;
 
 use super::msf::{algorithm_from_c, gpumst_algorithm, gpumst_total_weight, total_weight_to_c};
+use super::msf::{gpumst_graph_kind, GPUMST_GRAPH_CSR, GPUMST_GRAPH_EDGE_LIST};
 use super::msf::{GPUMST_MSF_MAXIMUM, GPUMST_MSF_UNWEIGHTED};
 use super::{
     dtype_from_c, gpumst_context, gpumst_dtype, gpumst_scan_kind, gpumst_scan_op, gpumst_status,
     gpumst_tier, kind_from_c, op_from_c, tier_to_c, with_context, GPUMST_INVALID_ARGUMENT,
     GPUMST_OK,
 };
-use crate::msf::{DeviceGraph, DeviceOutput, MsfOptions};
+use crate::msf::{DeviceCsrGraph, DeviceGraph, DeviceOutput, MsfOptions};
 use crate::types::{DType, Element, Extreme, Stored};
 use crate::{Buffer, Context, Error, Result};
 
-/// An undirected edge list in device memory (edge id = position), read during the call
-/// only. Fill it with gpumst_device_graph_init.
+/// A graph in device memory, read during the call only: an undirected edge list (edge
+/// id = position; gpumst_device_graph_init) or a symmetric CSR (edge id = the CSR
+/// position of its entry with source < target, as for gpumst_graph_init_csr;
+/// gpumst_device_graph_init_csr).
 ///
 /// Device memory is what the context's GPU tier calls memory: on CUDA a device
 /// pointer (a `CUdeviceptr` cast to `void *`, or a pointer from `cudaMalloc`) of the
@@ -28,13 +31,26 @@ pub struct gpumst_device_graph {
     /// Type of `weights` (ignored when `weights` is NULL).
     pub weight_type: gpumst_dtype,
     pub num_vertices: u64,
+    /// Edge list: edges (entries of u, v and weights). CSR: entries of targets and
+    /// weights.
     pub num_edges: u64,
-    /// num_edges uint32_t ends each.
+    /// Edge list: num_edges uint32_t ends each (NULL for CSR).
     pub u: *mut c_void,
     pub v: *mut c_void,
-    /// num_edges weights of `weight_type`; NULL for an unweighted graph.
+    /// num_edges weights of `weight_type` (one per CSR entry, equal in both
+    /// directions); NULL for an unweighted graph.
     pub weights: *mut c_void,
+    /// GPUMST_GRAPH_EDGE_LIST or GPUMST_GRAPH_CSR (a struct_size that ends before
+    /// this field, from a caller compiled before CSR graphs: an edge list).
+    pub kind: gpumst_graph_kind,
+    /// CSR: num_vertices + 1 uint64_t offsets and num_edges uint32_t targets (NULL
+    /// for edge lists).
+    pub offsets: *mut c_void,
+    pub targets: *mut c_void,
 }
+
+/// The size of gpumst_device_graph before `kind` (callers compiled then pass it).
+const EDGE_LIST_ONLY_SIZE: usize = std::mem::offset_of!(gpumst_device_graph, kind);
 
 /// The native objects behind a context's GPU tier.
 #[repr(C)]
@@ -61,10 +77,11 @@ pub unsafe extern "C" fn gpumst_device_graph_init(
     weight_type: gpumst_dtype,
     weights: *mut c_void,
 ) -> gpumst_status {
-    // SAFETY: the caller passes NULL or a writable gpumst_device_graph.
-    match unsafe { graph.as_mut() } {
-        Some(slot) => {
-            *slot = gpumst_device_graph {
+    // SAFETY: passed on from the caller.
+    unsafe {
+        fill_device_graph(
+            graph,
+            gpumst_device_graph {
                 struct_size: std::mem::size_of::<gpumst_device_graph>(),
                 weight_type,
                 num_vertices,
@@ -72,7 +89,57 @@ pub unsafe extern "C" fn gpumst_device_graph_init(
                 u,
                 v,
                 weights,
-            };
+                kind: GPUMST_GRAPH_EDGE_LIST,
+                offsets: std::ptr::null_mut(),
+                targets: std::ptr::null_mut(),
+            },
+        )
+    }
+}
+
+/// Fills `graph` as a device view of a symmetric CSR (see gpumst_device_graph):
+/// `offsets` num_vertices + 1 uint64_t, `targets` num_entries uint32_t, `weights`
+/// num_entries of `weight_type` or NULL, all device memory.
+#[no_mangle]
+pub unsafe extern "C" fn gpumst_device_graph_init_csr(
+    graph: *mut gpumst_device_graph,
+    num_vertices: u64,
+    num_entries: u64,
+    offsets: *mut c_void,
+    targets: *mut c_void,
+    weight_type: gpumst_dtype,
+    weights: *mut c_void,
+) -> gpumst_status {
+    // SAFETY: passed on from the caller.
+    unsafe {
+        fill_device_graph(
+            graph,
+            gpumst_device_graph {
+                struct_size: std::mem::size_of::<gpumst_device_graph>(),
+                weight_type,
+                num_vertices,
+                num_edges: num_entries,
+                u: std::ptr::null_mut(),
+                v: std::ptr::null_mut(),
+                weights,
+                kind: GPUMST_GRAPH_CSR,
+                offsets,
+                targets,
+            },
+        )
+    }
+}
+
+/// # Safety
+/// `graph` is NULL or a writable gpumst_device_graph.
+unsafe fn fill_device_graph(
+    graph: *mut gpumst_device_graph,
+    filled: gpumst_device_graph,
+) -> gpumst_status {
+    // SAFETY: the caller's promise.
+    match unsafe { graph.as_mut() } {
+        Some(slot) => {
+            *slot = filled;
             GPUMST_OK
         }
         None => GPUMST_INVALID_ARGUMENT,
@@ -116,11 +183,12 @@ fn count(n: u64, name: &str) -> Result<usize> {
 
 /// The minimum spanning forest of a graph in device memory, under the (weight, edge
 /// id) order: the same edges as gpumst_msf on the same arrays. The graph is validated
-/// on the device (ids in range, no NaN weight) with gpumst_msf's messages; a
-/// rejected graph leaves `edge_ids` as it was. The forest's edge ids (uint64_t,
-/// ascending) are written to device memory `edge_ids`,
-/// which must hold min(num_vertices - 1, num_edges) of them (it may be NULL when
-/// that is 0); `*num_edges` receives their count and `*num_components` the
+/// on the device (ids in range, no NaN weight; a CSR's offsets and symmetry) with
+/// gpumst_msf's messages (a CSR the device rejects is copied to the host, where the
+/// fault is named); a rejected graph leaves `edge_ids` as it was. The forest's edge
+/// ids (uint64_t, ascending) are written to device memory `edge_ids`, which must hold
+/// min(num_vertices - 1, num_edges) of them (for a CSR, min(num_vertices - 1,
+/// num_edges / 2)); it may be NULL when that is 0. `*num_edges` receives their count and `*num_components` the
 /// component count (either may be NULL). `total` (may be NULL) receives the total
 /// weight, as gpumst_forest_total_weight gives it; computing it brings the forest's
 /// weights to the host, so pass NULL when the total is not needed.
@@ -138,7 +206,11 @@ fn count(n: u64, name: &str) -> Result<usize> {
 /// the forest is computed a partition of the edges at a time, each copied on the
 /// device from the caller's arrays (the same forest); where the vertices' arrays and
 /// twice a forest do not fit either, the call fails with GPUMST_OUT_OF_MEMORY and the
-/// sizes.
+/// sizes. A CSR is first made an edge list in gpumst's device memory (8 bytes per
+/// entry while it is made, then 16 bytes and a weight per edge). Its symmetry check
+/// reads, per entry, its own row and its target's: two bisections and the runs of
+/// equal targets where every row is sorted by target, the two whole rows otherwise
+/// (sort the rows of graphs with vertices of high degree).
 #[no_mangle]
 pub unsafe extern "C" fn gpumst_msf_device(
     ctx: *mut gpumst_context,
@@ -155,13 +227,17 @@ pub unsafe extern "C" fn gpumst_msf_device(
         // SAFETY: the caller passes NULL or a readable gpumst_device_graph.
         let raw =
             unsafe { graph.as_ref() }.ok_or_else(|| Error::invalid_argument("graph is NULL"))?;
-        if raw.struct_size < std::mem::size_of::<gpumst_device_graph>() {
+        if raw.struct_size < EDGE_LIST_ONLY_SIZE {
             return Err(Error::invalid_argument(format!(
-                "graph.struct_size = {} is smaller than sizeof(gpumst_device_graph) = {}: fill the graph with gpumst_device_graph_init",
+                "graph.struct_size = {} is smaller than sizeof(gpumst_device_graph) = {}: fill the graph with gpumst_device_graph_init or gpumst_device_graph_init_csr",
                 raw.struct_size,
                 std::mem::size_of::<gpumst_device_graph>()
             )));
         }
+        let kind = match raw.struct_size < std::mem::size_of::<gpumst_device_graph>() {
+            true => GPUMST_GRAPH_EDGE_LIST,
+            false => raw.kind,
+        };
         if flags & !(GPUMST_MSF_UNWEIGHTED | GPUMST_MSF_MAXIMUM) != 0 {
             return Err(Error::invalid_argument(format!(
                 "flags = {flags:#x} has bits gpumst_msf_device does not take (GPUMST_MSF_UNWEIGHTED and GPUMST_MSF_MAXIMUM only; labels are not computed for device graphs)"
@@ -171,13 +247,10 @@ pub unsafe extern "C" fn gpumst_msf_device(
             true => None,
             false => Some((raw.weights as usize, dtype_from_c(raw.weight_type)?)),
         };
-        let device_graph = DeviceGraph {
-            num_vertices: count(raw.num_vertices, "graph.num_vertices")?,
-            num_edges: count(raw.num_edges, "graph.num_edges")?,
-            u: raw.u as usize,
-            v: raw.v as usize,
-            weights,
-        };
+        let (vertices, edges) = (
+            count(raw.num_vertices, "graph.num_vertices")?,
+            count(raw.num_edges, "graph.num_edges")?,
+        );
         let options = MsfOptions {
             algorithm: algorithm_from_c(algorithm)?,
             labels: false,
@@ -189,8 +262,32 @@ pub unsafe extern "C" fn gpumst_msf_device(
             queue: stream as usize,
             total_weight: !total.is_null(),
         };
-        // SAFETY: the caller's contract on the device arrays and the stream.
-        let forest = unsafe { c.msf_on_device(&device_graph, &options, &output) }?;
+        // SAFETY (both arms): the caller's contract on the device arrays and the stream.
+        let forest = match kind {
+            GPUMST_GRAPH_EDGE_LIST => unsafe {
+                let graph = DeviceGraph {
+                    num_vertices: vertices,
+                    num_edges: edges,
+                    u: raw.u as usize,
+                    v: raw.v as usize,
+                    weights,
+                };
+                c.msf_on_device(&graph, &options, &output)
+            },
+            GPUMST_GRAPH_CSR => unsafe {
+                let graph = DeviceCsrGraph {
+                    num_vertices: vertices,
+                    num_entries: edges,
+                    offsets: raw.offsets as usize,
+                    targets: raw.targets as usize,
+                    weights,
+                };
+                c.msf_csr_on_device(&graph, &options, &output)
+            },
+            other => Err(Error::invalid_argument(format!(
+                "graph.kind = {other} is neither GPUMST_GRAPH_EDGE_LIST nor GPUMST_GRAPH_CSR"
+            ))),
+        }?;
         // SAFETY (each write): the caller passes NULL or writable outputs.
         unsafe {
             if let Some(out) = num_edges.as_mut() {

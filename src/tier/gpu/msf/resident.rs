@@ -83,7 +83,7 @@ pub(crate) enum ResidentOutcome<W> {
 
 /// Where `W`'s weights find their keys: as they are (unsigned, ascending) or by
 /// `rs_narrow_keys` / `rs_wide_keys` with this kind (see msf.cl).
-fn key_kind(dtype: DType) -> u32 {
+pub(super) fn key_kind(dtype: DType) -> u32 {
     match dtype {
         DType::U32 | DType::U64 => 0,
         DType::I32 | DType::I64 => 1,
@@ -862,7 +862,7 @@ pub(crate) struct EdgeArrays<D: Device, W> {
 }
 
 /// The MSF kernels' configuration for weights of type W (or none).
-fn msf_config<D: Device, W: Element>(tier: &Gpu<D>, weighted: bool) -> KernelConfig {
+pub(super) fn msf_config<D: Device, W: Element>(tier: &Gpu<D>, weighted: bool) -> KernelConfig {
     KernelConfig {
         keys: match (weighted, W::DTYPE.size() == 8) {
             (false, _) => 0,
@@ -1328,15 +1328,20 @@ fn host_copy<D: Device>(
     ev: &DeviceBuffer<D, u32>,
     keys: &KeyBuffer<D>,
 ) -> Result<HostCopy> {
-    fn download<D: Device, T: Plain>(tier: &Gpu<D>, buffer: &DeviceBuffer<D, T>) -> Result<Vec<T>> {
-        let mut host = alloc::filled(buffer.len(), T::default(), "a host copy of the graph")?;
-        tier.read(buffer, &mut host)?;
-        Ok(host)
-    }
     let keys = match keys {
         KeyBuffer::None(_) => None,
         KeyBuffer::Narrow(k) => Some(DeviceKeys::Narrow(Cow::Owned(download(tier, k)?))),
         KeyBuffer::Wide(k) => Some(DeviceKeys::Wide(Cow::Owned(download(tier, k)?))),
     };
     Ok((download(tier, eu)?, download(tier, ev)?, keys))
+}
+
+/// A host copy of `buffer` (a graph's array: for the host's checks or algorithms).
+pub(super) fn download<D: Device, T: Plain>(
+    tier: &Gpu<D>,
+    buffer: &DeviceBuffer<D, T>,
+) -> Result<Vec<T>> {
+    let mut host = alloc::filled(buffer.len(), T::default(), "a host copy of the graph")?;
+    tier.read(buffer, &mut host)?;
+    Ok(host)
 }

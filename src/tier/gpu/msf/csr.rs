@@ -1,0 +1,218 @@
+//! Symmetric CSR graphs in device memory: the offsets, the targets' range and the
+//! symmetry are checked on the device (`csr_*` in msf.cl), and the entries with source
+//! < target become the edge list the resident solver takes, each edge keeping its
+//! entry's position as its id (the host path numbers CSR edges so).
+
+use super::resident::{download, key_kind, msf_config};
+use crate::tier::gpu::{Arg, Device, DeviceBuffer, Gpu, ProgramKind};
+use crate::types::{DType, Element, ScanKind, ScanOp};
+use crate::{Error, Result};
+
+/// A symmetric CSR graph in device memory (addresses as the tier knows them).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ResidentCsr {
+    pub num_vertices: usize,
+    /// Entries of `targets` (and of `weights`).
+    pub num_entries: usize,
+    /// num_vertices + 1 u64.
+    pub offsets: usize,
+    /// num_entries u32.
+    pub targets: usize,
+    /// num_entries weights of the call's element type; None: unweighted.
+    pub weights: Option<usize>,
+}
+
+/// The status words of the checks (CSR_* in msf.cl): each the least entry (or offset
+/// index) found wrong, NOT_FOUND when none.
+const STATUS_WORDS: usize = 4;
+const OFFSETS: usize = 0;
+const RANGE: usize = 1;
+const UNPAIRED: usize = 3;
+const NOT_FOUND: u32 = u32::MAX;
+
+/// A checked CSR graph's edges, in gpumst's device memory.
+pub(crate) struct CsrEdges<D: Device, W> {
+    pub count: usize,
+    pub u: DeviceBuffer<D, u32>,
+    pub v: DeviceBuffer<D, u32>,
+    pub weights: Option<DeviceBuffer<D, W>>,
+    /// Each edge's CSR position (its id), ascending.
+    pub ids: DeviceBuffer<D, u64>,
+}
+
+/// What the device's checks found.
+pub(crate) enum CsrChecked<D: Device, W> {
+    Edges(CsrEdges<D, W>),
+    /// Something is wrong: host copies of the arrays, for the host path's checks to
+    /// name it with their messages.
+    Rejected {
+        offsets: Vec<u64>,
+        targets: Vec<u32>,
+        weights: Option<Vec<W>>,
+    },
+}
+
+/// Checks `csr` (after the work queued so far) and builds its edge list. The caller
+/// has checked the vertex count.
+///
+/// # Safety
+/// Every address in `csr` is live device memory of this tier holding what its
+/// documentation says, left alone by other work until this returns.
+pub(crate) unsafe fn edge_list<D: Device, W: Element>(
+    tier: &Gpu<D>,
+    csr: &ResidentCsr,
+) -> Result<CsrChecked<D, W>> {
+    let (n, m) = (csr.num_vertices, csr.num_entries);
+    if m >= NOT_FOUND as usize {
+        return Err(Error::invalid_argument(format!(
+            "a CSR graph in device memory has at most {} entries; this one has {m}",
+            NOT_FOUND - 1
+        )));
+    }
+    // SAFETY (each wrap): the caller's promise.
+    let offsets = unsafe { tier.wrap::<u64>(csr.offsets, n + 1, "offsets")? };
+    let mut status = tier.alloc::<u32>(STATUS_WORDS)?;
+    tier.fill(&mut status, NOT_FOUND, STATUS_WORDS)?;
+    let primitives = tier.program(ProgramKind::Primitives(DType::U32, ScanOp::Sum, false))?;
+    tier.launch(
+        &primitives,
+        "check_offsets",
+        n + 1,
+        0,
+        &[
+            offsets.arg(),
+            Arg::U64(n as u64),
+            Arg::U64(m as u64),
+            status.arg(),
+        ],
+    )?;
+    if m == 0 {
+        return match tier.read_one(&status, OFFSETS)? {
+            NOT_FOUND => Ok(CsrChecked::Edges(CsrEdges {
+                count: 0,
+                u: tier.alloc(0)?,
+                v: tier.alloc(0)?,
+                weights: None,
+                ids: tier.alloc(0)?,
+            })),
+            _ => rejected(tier, &offsets, None, None),
+        };
+    }
+    let targets = unsafe { tier.wrap::<u32>(csr.targets, m, "targets")? };
+    let weights = match csr.weights {
+        Some(address) => Some(unsafe { tier.wrap::<W>(address, m, "weights")? }),
+        None => None,
+    };
+    let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(
+        tier,
+        weights.is_some(),
+    )))?;
+    let graph = [
+        offsets.arg(),
+        Arg::U32(n as u32),
+        targets.arg(),
+        Arg::U32(m as u32),
+    ];
+    // Forward flags, then (the scan, in place) each forward entry's edge position.
+    let forward = tier.alloc::<u32>(m)?;
+    let mut at = tier.alloc::<u32>(m)?;
+    let mut args = graph.to_vec();
+    args.extend([forward.arg(), status.arg()]);
+    tier.launch(&program, "csr_entries", m, 0, &args)?;
+    let mut args = graph.to_vec();
+    args.extend([
+        weights.as_ref().map_or(targets.arg(), |w| w.arg()),
+        Arg::U32(key_kind(W::DTYPE)),
+        status.arg(),
+    ]);
+    tier.launch(&program, "csr_symmetric", m, 0, &args)?;
+    tier.copy_at(&forward, 0, &mut at, 0, m)?;
+    tier.scan_queued(&mut at, None, ScanOp::Sum, ScanKind::Exclusive)?;
+    let mut found = [0u32; STATUS_WORDS];
+    tier.read(&status, &mut found)?;
+    if [OFFSETS, RANGE, UNPAIRED]
+        .iter()
+        .any(|&w| found[w] != NOT_FOUND)
+    {
+        return rejected(tier, &offsets, Some(&targets), weights.as_ref());
+    }
+    let count = (tier.read_one(&at, m - 1)? + tier.read_one(&forward, m - 1)?) as usize;
+    let edges = CsrEdges {
+        count,
+        u: tier.alloc(count)?,
+        v: tier.alloc(count)?,
+        weights: match &weights {
+            Some(_) => Some(tier.alloc(count)?),
+            None => None,
+        },
+        ids: tier.alloc(count)?,
+    };
+    let mut args = graph.to_vec();
+    args.extend([
+        forward.arg(),
+        at.arg(),
+        weights.as_ref().map_or(targets.arg(), |w| w.arg()),
+        Arg::U32(match &weights {
+            Some(_) => (W::DTYPE.size() / 4) as u32,
+            None => 0,
+        }),
+        edges.u.arg(),
+        edges.v.arg(),
+        edges.weights.as_ref().map_or(edges.u.arg(), |w| w.arg()),
+        edges.ids.arg(),
+    ]);
+    // Queued: the solver's work follows on the same queue.
+    tier.launch(&program, "csr_edges", m, 0, &args)?;
+    Ok(CsrChecked::Edges(edges))
+}
+
+fn rejected<D: Device, W: Element>(
+    tier: &Gpu<D>,
+    offsets: &DeviceBuffer<D, u64>,
+    targets: Option<&DeviceBuffer<D, u32>>,
+    weights: Option<&DeviceBuffer<D, W>>,
+) -> Result<CsrChecked<D, W>> {
+    Ok(CsrChecked::Rejected {
+        offsets: download(tier, offsets)?,
+        targets: targets.map_or(Ok(Vec::new()), |t| download(tier, t))?,
+        weights: weights.map(|w| download(tier, w)).transpose()?,
+    })
+}
+
+/// The CSR position (id) of edge `edge` of a checked graph.
+pub(crate) fn entry_of<D: Device, W>(
+    tier: &Gpu<D>,
+    edges: &CsrEdges<D, W>,
+    edge: usize,
+) -> Result<u64> {
+    tier.read_one(&edges.ids, edge)
+}
+
+/// Rewrites the first `count` edge positions in `ids` (device memory) as the CSR
+/// positions `edges.ids` holds for them, in place, and waits for it.
+pub(crate) fn positions_to_entries<D: Device>(
+    tier: &Gpu<D>,
+    ids: &mut DeviceBuffer<D, u64>,
+    count: usize,
+    entries: &DeviceBuffer<D, u64>,
+) -> Result<()> {
+    if count > 0 {
+        let program = tier.program(ProgramKind::Msf(msf_config::<D, u32>(tier, false)))?;
+        // rs_carry_positions with every position "carried": ids[i] = entries[ids[i]].
+        tier.launch(
+            &program,
+            "rs_carry_positions",
+            count,
+            0,
+            &[
+                ids.arg(),
+                Arg::U32(count as u32),
+                Arg::U32(u32::MAX),
+                Arg::U64(0),
+                entries.arg(),
+                ids.arg(),
+            ],
+        )?;
+    }
+    tier.finish()
+}
