@@ -10,7 +10,7 @@ use crate::tier::gpu::msf::resident::{
 };
 use crate::tier::gpu::{Device, Gpu};
 use crate::types::{Algorithm, DType, Element};
-use crate::{DeviceTimings, Error, Result, Tier};
+use crate::{DeviceTimings, Error, Result, Tier, WeightVec};
 
 /// An undirected edge list in a GPU tier's memory (edge id = position). Addresses are
 /// what the tier calls memory: CUDA device pointers (`CUdeviceptr`, or a runtime
@@ -134,15 +134,14 @@ pub(crate) unsafe fn minimum_spanning_forest_on_device<D: Device>(
         queue: output.queue,
         ids_out: output.edge_ids,
     };
-    let address = weights.map(|(address, _)| address);
     // SAFETY (each arm): the caller's promise, passed on.
     let (num_edges, total_weight, device_timings) = match weights.map(|(_, dtype)| dtype) {
-        None | Some(DType::U32) => unsafe { solve::<D, u32>(tier, graph, address, &request) },
-        Some(DType::I32) => unsafe { solve::<D, i32>(tier, graph, address, &request) },
-        Some(DType::U64) => unsafe { solve::<D, u64>(tier, graph, address, &request) },
-        Some(DType::I64) => unsafe { solve::<D, i64>(tier, graph, address, &request) },
-        Some(DType::F32) => unsafe { solve::<D, f32>(tier, graph, address, &request) },
-        Some(DType::F64) => unsafe { solve::<D, f64>(tier, graph, address, &request) },
+        None | Some(DType::U32) => unsafe { solve::<D, u32>(tier, graph, weights, &request) },
+        Some(DType::I32) => unsafe { solve::<D, i32>(tier, graph, weights, &request) },
+        Some(DType::U64) => unsafe { solve::<D, u64>(tier, graph, weights, &request) },
+        Some(DType::I64) => unsafe { solve::<D, i64>(tier, graph, weights, &request) },
+        Some(DType::F32) => unsafe { solve::<D, f32>(tier, graph, weights, &request) },
+        Some(DType::F64) => unsafe { solve::<D, f64>(tier, graph, weights, &request) },
     }?;
     let total_weight = match (output.total_weight, weights) {
         (false, _) => None,
@@ -161,138 +160,140 @@ pub(crate) unsafe fn minimum_spanning_forest_on_device<D: Device>(
 
 type Solution = (usize, Option<TotalWeight>, DeviceTimings);
 
-/// [`resident::solve`] with weights of type W (at `weights`, unless unweighted);
-/// findings become the host path's errors.
+/// [`resident::solve`] with weights of type W (`weights`, None when unweighted); a CSR
+/// graph is first checked and made an edge list on the device, and the forest's
+/// positions in that list rewritten as CSR positions. Findings become the host path's
+/// errors.
 ///
 /// # Safety
 /// As [`minimum_spanning_forest_on_device`].
 unsafe fn solve<D: Device, W: Element + WeightKey>(
     tier: &Gpu<D>,
     graph: DeviceInput<'_>,
-    weights: Option<usize>,
+    weights: Option<(usize, DType)>,
     request: &ResidentRequest,
 ) -> Result<Solution> {
-    let graph = match graph {
-        DeviceInput::EdgeList(graph) => graph,
-        // SAFETY: the caller's promise.
+    let (list, csr, request) = match graph {
+        DeviceInput::EdgeList(graph) => {
+            let list = ResidentEdges {
+                num_vertices: graph.num_vertices,
+                num_edges: graph.num_edges,
+                u: graph.u,
+                v: graph.v,
+                weights: weights.map(|(address, _)| address),
+            };
+            (list, None, *request)
+        }
         DeviceInput::Csr(graph) => {
-            return unsafe { solve_csr::<D, W>(tier, graph, weights, request) }
+            // SAFETY: the caller's promise.
+            let edges = unsafe { csr_edges(tier, graph, weights, request.queue) }?;
+            // The caller's queue is followed already.
+            (
+                edges.list(),
+                Some(edges),
+                ResidentRequest {
+                    queue: 0,
+                    ..*request
+                },
+            )
         }
     };
-    let edges = ResidentEdges {
-        num_vertices: graph.num_vertices,
-        num_edges: graph.num_edges,
-        u: graph.u,
-        v: graph.v,
-        weights,
-    };
-    // SAFETY: the caller's promise.
-    match unsafe { resident::solve::<D, W>(tier, &edges, request, device_adjacency) }? {
-        ResidentOutcome::Forest {
-            count,
-            weights,
-            weight_sum,
-            timings,
-        } => Ok(solution(count, weights, weight_sum, timings)),
-        ResidentOutcome::Invalid(finding) => Err(finding_error(finding, edges.num_vertices, None)),
-    }
-}
-
-/// The count, total and timings of a solved forest.
-fn solution<W: WeightKey>(
-    count: usize,
-    weights: Option<Vec<W>>,
-    weight_sum: Option<i128>,
-    timings: DeviceTimings,
-) -> Solution {
-    let total = match weight_sum {
-        Some(sum) => Some(TotalWeight::Int(sum)),
-        None => weights.map(|w| sum_of_weights(w.len(), |i| w[i])),
-    };
-    (count, total, timings)
-}
-
-/// A CSR graph: checked and made an edge list on the device, solved as one, and the
-/// forest's positions in that list rewritten as the CSR entries' positions.
-///
-/// # Safety
-/// As [`minimum_spanning_forest_on_device`].
-unsafe fn solve_csr<D: Device, W: Element + WeightKey>(
-    tier: &Gpu<D>,
-    graph: &DeviceCsrGraph,
-    weights: Option<usize>,
-    request: &ResidentRequest,
-) -> Result<Solution> {
-    let n = graph.num_vertices;
-    let csr = ResidentCsr {
-        num_vertices: n,
-        num_entries: graph.num_entries,
-        offsets: graph.offsets,
-        targets: graph.targets,
-        weights,
-    };
-    // SAFETY (follow, edge_list, solve and wrap): the caller's promise; the edge list
-    // is gpumst's own memory, alive until the end.
-    unsafe { tier.follow(request.queue as *mut std::ffi::c_void)? };
-    let edges = match unsafe { csr::edge_list::<D, W>(tier, &csr) }? {
-        CsrChecked::Edges(edges) => edges,
-        CsrChecked::Rejected {
-            offsets,
-            targets,
-            weights,
-        } => return Err(host_csr_error(&offsets, &targets, weights.as_deref())),
-    };
-    let list = ResidentEdges {
-        num_vertices: n,
-        num_edges: edges.count,
-        u: edges.u.address(),
-        v: edges.v.address(),
-        weights: edges.weights.as_ref().map(|w| w.address()),
-    };
-    let followed = ResidentRequest {
-        queue: 0,
-        ..*request
-    };
-    match unsafe { resident::solve::<D, W>(tier, &list, &followed, device_adjacency) }? {
+    // SAFETY: the caller's promise; a CSR's edge list is gpumst's memory, alive in `csr`.
+    match unsafe { resident::solve::<D, W>(tier, &list, &request, device_adjacency) }? {
         ResidentOutcome::Forest {
             count,
             weights,
             weight_sum,
             timings,
         } => {
-            if count > 0 {
+            if let (Some(csr), true) = (&csr, count > 0) {
+                // SAFETY: the caller's promise on the ids' room.
                 let mut ids =
                     unsafe { tier.wrap::<u64>(request.ids_out, count, "the forest's edge ids")? };
-                csr::positions_to_entries(tier, &mut ids, count, &edges.ids)?;
+                csr::positions_to_entries(tier, &mut ids, count, csr)?;
             }
-            Ok(solution(count, weights, weight_sum, timings))
+            let total = match weight_sum {
+                Some(sum) => Some(TotalWeight::Int(sum)),
+                None => weights.map(|w| sum_of_weights(w.len(), |i| w[i])),
+            };
+            Ok((count, total, timings))
         }
-        ResidentOutcome::Invalid(Finding::NanWeight { edge }) => Err(prepare::nan_weight(
-            true,
-            csr::entry_of(tier, &edges, edge)?,
-        )),
-        ResidentOutcome::Invalid(finding) => Err(Error::internal(format!(
-            "the edge list made of a checked CSR graph has {finding:?}"
-        ))),
+        ResidentOutcome::Invalid(finding) => Err(match (&csr, finding) {
+            (None, finding) => finding_error(finding, list.num_vertices, None),
+            (Some(csr), Finding::NanWeight { edge }) => {
+                prepare::nan_weight(true, csr.entry_of(tier, edge)?)
+            }
+            (Some(_), finding) => Error::internal(format!(
+                "the edge list made of a checked CSR graph has {finding:?}"
+            )),
+        }),
     }
 }
 
-/// The host path's error for a CSR graph the device's checks rejected.
-fn host_csr_error<W: Element + WeightKey>(
-    offsets: &[u64],
-    targets: &[u32],
-    weights: Option<&[W]>,
-) -> Error {
-    let graph = crate::Graph::Csr {
-        offsets,
-        targets,
-        weights: weights.map(W::as_weights),
+/// A CSR graph's edge list, made on the device after its checks; a graph they reject
+/// gets the host path's error, found on a host copy.
+///
+/// # Safety
+/// As [`minimum_spanning_forest_on_device`].
+#[inline(never)] // one copy per tier, not one per weight type
+unsafe fn csr_edges<D: Device>(
+    tier: &Gpu<D>,
+    graph: &DeviceCsrGraph,
+    weights: Option<(usize, DType)>,
+    queue: usize,
+) -> Result<csr::CsrEdges<D>> {
+    let resident = ResidentCsr {
+        num_vertices: graph.num_vertices,
+        num_entries: graph.num_entries,
+        offsets: graph.offsets,
+        targets: graph.targets,
+        weights,
     };
-    match prepare::endpoints(&graph, false, true) {
-        Err(error) => error,
-        Ok(_) => Error::internal(
-            "the device's checks rejected a CSR graph that the host's checks accept",
-        ),
+    // SAFETY (both): the caller's promise.
+    unsafe { tier.follow(queue as *mut std::ffi::c_void)? };
+    match unsafe { csr::edge_list(tier, &resident) }? {
+        CsrChecked::Edges(edges) => Ok(edges),
+        CsrChecked::Rejected {
+            offsets,
+            targets,
+            weight_words,
+        } => {
+            let weights = weight_words.map(|words| weight_vec(weights.map(|w| w.1), &words));
+            let graph = crate::Graph::Csr {
+                offsets: &offsets,
+                targets: &targets,
+                weights: weights.as_ref().map(WeightVec::as_weights),
+            };
+            Err(match prepare::endpoints(&graph, false, true) {
+                Err(error) => error,
+                Ok(_) => Error::internal(
+                    "the device's checks rejected a CSR graph that the host's checks accept",
+                ),
+            })
+        }
+    }
+}
+
+/// Weights of type `dtype` from their 32-bit words as a device holds them (the low
+/// word first).
+fn weight_vec(dtype: Option<DType>, words: &[u32]) -> WeightVec {
+    fn narrow<W: Element>(words: &[u32]) -> Vec<W> {
+        words.iter().map(|&w| W::from_bits64(w as u64)).collect()
+    }
+    fn wide<W: Element>(words: &[u32]) -> Vec<W> {
+        let bits = |w: &[u32]| w[0] as u64 | (w[1] as u64) << 32;
+        words
+            .chunks_exact(2)
+            .map(|w| W::from_bits64(bits(w)))
+            .collect()
+    }
+    match dtype.unwrap_or(DType::U32) {
+        DType::I32 => WeightVec::I32(narrow(words)),
+        DType::U32 => WeightVec::U32(narrow(words)),
+        DType::F32 => WeightVec::F32(narrow(words)),
+        DType::I64 => WeightVec::I64(wide(words)),
+        DType::U64 => WeightVec::U64(wide(words)),
+        DType::F64 => WeightVec::F64(wide(words)),
     }
 }
 

@@ -3,9 +3,9 @@
 //! < target become the edge list the resident solver takes, each edge keeping its
 //! entry's position as its id (the host path numbers CSR edges so).
 
-use super::resident::{download, key_kind, msf_config};
+use super::resident::{download, kernel_config, key_kind, ResidentEdges};
 use crate::tier::gpu::{Arg, Device, DeviceBuffer, Gpu, ProgramKind};
-use crate::types::{DType, Element, ScanKind, ScanOp};
+use crate::types::{DType, ScanKind, ScanOp};
 use crate::{Error, Result};
 
 /// A symmetric CSR graph in device memory (addresses as the tier knows them).
@@ -18,8 +18,8 @@ pub(crate) struct ResidentCsr {
     pub offsets: usize,
     /// num_entries u32.
     pub targets: usize,
-    /// num_entries weights of the call's element type; None: unweighted.
-    pub weights: Option<usize>,
+    /// num_entries weights of the given type; None: unweighted.
+    pub weights: Option<(usize, DType)>,
 }
 
 /// The status words of the checks (CSR_* in msf.cl): each the least entry (or offset
@@ -31,24 +31,44 @@ const UNPAIRED: usize = 3;
 const NOT_FOUND: u32 = u32::MAX;
 
 /// A checked CSR graph's edges, in gpumst's device memory.
-pub(crate) struct CsrEdges<D: Device, W> {
-    pub count: usize,
-    pub u: DeviceBuffer<D, u32>,
-    pub v: DeviceBuffer<D, u32>,
-    pub weights: Option<DeviceBuffer<D, W>>,
+pub(crate) struct CsrEdges<D: Device> {
+    num_vertices: usize,
+    count: usize,
+    u: DeviceBuffer<D, u32>,
+    v: DeviceBuffer<D, u32>,
+    /// The weights' 32-bit words (one or two per edge).
+    weights: Option<DeviceBuffer<D, u32>>,
     /// Each edge's CSR position (its id), ascending.
-    pub ids: DeviceBuffer<D, u64>,
+    ids: DeviceBuffer<D, u64>,
+}
+
+impl<D: Device> CsrEdges<D> {
+    /// The edges as the resident solver takes them (gpumst's memory, alive with self).
+    pub(crate) fn list(&self) -> ResidentEdges {
+        ResidentEdges {
+            num_vertices: self.num_vertices,
+            num_edges: self.count,
+            u: self.u.address(),
+            v: self.v.address(),
+            weights: self.weights.as_ref().map(|w| w.address()),
+        }
+    }
+
+    /// The CSR position (id) of edge `edge`.
+    pub(crate) fn entry_of(&self, tier: &Gpu<D>, edge: usize) -> Result<u64> {
+        tier.read_one(&self.ids, edge)
+    }
 }
 
 /// What the device's checks found.
-pub(crate) enum CsrChecked<D: Device, W> {
-    Edges(CsrEdges<D, W>),
-    /// Something is wrong: host copies of the arrays, for the host path's checks to
-    /// name it with their messages.
+pub(crate) enum CsrChecked<D: Device> {
+    Edges(CsrEdges<D>),
+    /// Something is wrong: host copies of the arrays (the weights as 32-bit words),
+    /// for the host path's checks to name it with their messages.
     Rejected {
         offsets: Vec<u64>,
         targets: Vec<u32>,
-        weights: Option<Vec<W>>,
+        weight_words: Option<Vec<u32>>,
     },
 }
 
@@ -58,10 +78,10 @@ pub(crate) enum CsrChecked<D: Device, W> {
 /// # Safety
 /// Every address in `csr` is live device memory of this tier holding what its
 /// documentation says, left alone by other work until this returns.
-pub(crate) unsafe fn edge_list<D: Device, W: Element>(
+pub(crate) unsafe fn edge_list<D: Device>(
     tier: &Gpu<D>,
     csr: &ResidentCsr,
-) -> Result<CsrChecked<D, W>> {
+) -> Result<CsrChecked<D>> {
     let (n, m) = (csr.num_vertices, csr.num_entries);
     if m >= NOT_FOUND as usize {
         return Err(Error::invalid_argument(format!(
@@ -89,6 +109,7 @@ pub(crate) unsafe fn edge_list<D: Device, W: Element>(
     if m == 0 {
         return match tier.read_one(&status, OFFSETS)? {
             NOT_FOUND => Ok(CsrChecked::Edges(CsrEdges {
+                num_vertices: n,
                 count: 0,
                 u: tier.alloc(0)?,
                 v: tier.alloc(0)?,
@@ -99,14 +120,13 @@ pub(crate) unsafe fn edge_list<D: Device, W: Element>(
         };
     }
     let targets = unsafe { tier.wrap::<u32>(csr.targets, m, "targets")? };
+    let dtype = csr.weights.map(|(_, dtype)| dtype);
+    let words = dtype.map_or(0, |dtype| dtype.size() / 4);
     let weights = match csr.weights {
-        Some(address) => Some(unsafe { tier.wrap::<W>(address, m, "weights")? }),
+        Some((address, _)) => Some(unsafe { tier.wrap::<u32>(address, m * words, "weights")? }),
         None => None,
     };
-    let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(
-        tier,
-        weights.is_some(),
-    )))?;
+    let program = tier.program(ProgramKind::Msf(kernel_config(tier, dtype)))?;
     let graph = [
         offsets.arg(),
         Arg::U32(n as u32),
@@ -122,7 +142,7 @@ pub(crate) unsafe fn edge_list<D: Device, W: Element>(
     let mut args = graph.to_vec();
     args.extend([
         weights.as_ref().map_or(targets.arg(), |w| w.arg()),
-        Arg::U32(key_kind(W::DTYPE)),
+        Arg::U32(dtype.map_or(0, key_kind)),
         status.arg(),
     ]);
     tier.launch(&program, "csr_symmetric", m, 0, &args)?;
@@ -138,11 +158,12 @@ pub(crate) unsafe fn edge_list<D: Device, W: Element>(
     }
     let count = (tier.read_one(&at, m - 1)? + tier.read_one(&forward, m - 1)?) as usize;
     let edges = CsrEdges {
+        num_vertices: n,
         count,
         u: tier.alloc(count)?,
         v: tier.alloc(count)?,
         weights: match &weights {
-            Some(_) => Some(tier.alloc(count)?),
+            Some(_) => Some(tier.alloc(count * words)?),
             None => None,
         },
         ids: tier.alloc(count)?,
@@ -152,10 +173,7 @@ pub(crate) unsafe fn edge_list<D: Device, W: Element>(
         forward.arg(),
         at.arg(),
         weights.as_ref().map_or(targets.arg(), |w| w.arg()),
-        Arg::U32(match &weights {
-            Some(_) => (W::DTYPE.size() / 4) as u32,
-            None => 0,
-        }),
+        Arg::U32(words as u32),
         edges.u.arg(),
         edges.v.arg(),
         edges.weights.as_ref().map_or(edges.u.arg(), |w| w.arg()),
@@ -166,38 +184,30 @@ pub(crate) unsafe fn edge_list<D: Device, W: Element>(
     Ok(CsrChecked::Edges(edges))
 }
 
-fn rejected<D: Device, W: Element>(
+fn rejected<D: Device>(
     tier: &Gpu<D>,
     offsets: &DeviceBuffer<D, u64>,
     targets: Option<&DeviceBuffer<D, u32>>,
-    weights: Option<&DeviceBuffer<D, W>>,
-) -> Result<CsrChecked<D, W>> {
+    weights: Option<&DeviceBuffer<D, u32>>,
+) -> Result<CsrChecked<D>> {
     Ok(CsrChecked::Rejected {
         offsets: download(tier, offsets)?,
         targets: targets.map_or(Ok(Vec::new()), |t| download(tier, t))?,
-        weights: weights.map(|w| download(tier, w)).transpose()?,
+        weight_words: weights.map(|w| download(tier, w)).transpose()?,
     })
 }
 
-/// The CSR position (id) of edge `edge` of a checked graph.
-pub(crate) fn entry_of<D: Device, W>(
-    tier: &Gpu<D>,
-    edges: &CsrEdges<D, W>,
-    edge: usize,
-) -> Result<u64> {
-    tier.read_one(&edges.ids, edge)
-}
-
 /// Rewrites the first `count` edge positions in `ids` (device memory) as the CSR
-/// positions `edges.ids` holds for them, in place, and waits for it.
+/// positions of those edges, in place, and waits for it.
 pub(crate) fn positions_to_entries<D: Device>(
     tier: &Gpu<D>,
     ids: &mut DeviceBuffer<D, u64>,
     count: usize,
-    entries: &DeviceBuffer<D, u64>,
+    edges: &CsrEdges<D>,
 ) -> Result<()> {
+    let entries = &edges.ids;
     if count > 0 {
-        let program = tier.program(ProgramKind::Msf(msf_config::<D, u32>(tier, false)))?;
+        let program = tier.program(ProgramKind::Msf(kernel_config(tier, None)))?;
         // rs_carry_positions with every position "carried": ids[i] = entries[ids[i]].
         tier.launch(
             &program,

@@ -862,12 +862,17 @@ pub(crate) struct EdgeArrays<D: Device, W> {
 }
 
 /// The MSF kernels' configuration for weights of type W (or none).
-pub(super) fn msf_config<D: Device, W: Element>(tier: &Gpu<D>, weighted: bool) -> KernelConfig {
+fn msf_config<D: Device, W: Element>(tier: &Gpu<D>, weighted: bool) -> KernelConfig {
+    kernel_config(tier, weighted.then_some(W::DTYPE))
+}
+
+/// The MSF kernels' configuration for weights of type `weights` (None: unweighted).
+pub(super) fn kernel_config<D: Device>(tier: &Gpu<D>, weights: Option<DType>) -> KernelConfig {
     KernelConfig {
-        keys: match (weighted, W::DTYPE.size() == 8) {
-            (false, _) => 0,
-            (true, true) => 2,
-            (true, false) => 1,
+        keys: match weights.map(|dtype| dtype.size()) {
+            None => 0,
+            Some(8) => 2,
+            Some(_) => 1,
         },
         atom64: tier.settings.int64_atomics,
     }
