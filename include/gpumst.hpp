@@ -1088,13 +1088,9 @@ struct DeviceMsfOptions {
 };
 
 namespace detail {
-inline DeviceForest device_msf(Context &ctx, std::uint64_t num_vertices, std::uint64_t num_edges, const void *u,
-                               const void *v, gpumst_dtype weight_type, const void *w, std::uint64_t *edge_ids,
+inline DeviceForest device_msf(Context &ctx, const gpumst_device_graph &graph, std::uint64_t *edge_ids,
                                const DeviceMsfOptions &options)
 {
-    gpumst_device_graph graph;
-    gpumst_device_graph_init(&graph, num_vertices, num_edges, const_cast<void *>(u), const_cast<void *>(v),
-                             weight_type, const_cast<void *>(w));
     DeviceForest forest;
     TotalWeight total;
     gpumst_total_weight raw;
@@ -1112,6 +1108,26 @@ inline DeviceForest device_msf(Context &ctx, std::uint64_t num_vertices, std::ui
     }
     return forest;
 }
+
+inline DeviceForest device_edge_list_msf(Context &ctx, std::uint64_t num_vertices, std::uint64_t num_edges,
+                                         const void *u, const void *v, gpumst_dtype weight_type, const void *w,
+                                         std::uint64_t *edge_ids, const DeviceMsfOptions &options)
+{
+    gpumst_device_graph graph;
+    gpumst_device_graph_init(&graph, num_vertices, num_edges, const_cast<void *>(u), const_cast<void *>(v),
+                             weight_type, const_cast<void *>(w));
+    return device_msf(ctx, graph, edge_ids, options);
+}
+
+inline DeviceForest device_csr_msf(Context &ctx, std::uint64_t num_vertices, std::uint64_t num_entries,
+                                   const std::uint64_t *offsets, const std::uint32_t *targets, gpumst_dtype weight_type,
+                                   const void *w, std::uint64_t *edge_ids, const DeviceMsfOptions &options)
+{
+    gpumst_device_graph graph;
+    gpumst_device_graph_init_csr(&graph, num_vertices, num_entries, const_cast<std::uint64_t *>(offsets),
+                                 const_cast<std::uint32_t *>(targets), weight_type, const_cast<void *>(w));
+    return device_msf(ctx, graph, edge_ids, options);
+}
 }  // namespace detail
 
 // The minimum spanning forest of an edge list in device memory (num_edges entries of
@@ -1123,7 +1139,7 @@ DeviceForest minimum_spanning_forest_device(Context &ctx, std::uint64_t num_vert
                                             const std::uint32_t *u, const std::uint32_t *v, const W *w,
                                             std::uint64_t *edge_ids, const DeviceMsfOptions &options = {})
 {
-    return detail::device_msf(ctx, num_vertices, num_edges, u, v, detail::code<W>(), w, edge_ids, options);
+    return detail::device_edge_list_msf(ctx, num_vertices, num_edges, u, v, detail::code<W>(), w, edge_ids, options);
 }
 
 // Unweighted: the spanning forest of the lowest edge ids.
@@ -1132,7 +1148,34 @@ inline DeviceForest minimum_spanning_forest_device(Context &ctx, std::uint64_t n
                                                    const std::uint32_t *v, std::uint64_t *edge_ids,
                                                    const DeviceMsfOptions &options = {})
 {
-    return detail::device_msf(ctx, num_vertices, num_edges, u, v, GPUMST_U32, nullptr, edge_ids, options);
+    return detail::device_edge_list_msf(ctx, num_vertices, num_edges, u, v, GPUMST_U32, nullptr, edge_ids,
+                                        options);
+}
+
+// The minimum spanning forest of a symmetric CSR in device memory: num_vertices + 1
+// offsets, num_entries targets and weights (equal in both directions). Edge ids are the
+// CSR positions of the entries with source < target, as for minimum_spanning_forest_csr;
+// edge_ids (device memory) holds min(num_vertices - 1, num_entries / 2) of them. The
+// offsets, targets and symmetry are checked on the device; a fault throws
+// Error(Status::InvalidGraph) with the host call's message.
+template <class W>
+DeviceForest minimum_spanning_forest_csr_device(Context &ctx, std::uint64_t num_vertices, std::uint64_t num_entries,
+                                                const std::uint64_t *offsets, const std::uint32_t *targets,
+                                                const W *w, std::uint64_t *edge_ids,
+                                                const DeviceMsfOptions &options = {})
+{
+    return detail::device_csr_msf(ctx, num_vertices, num_entries, offsets, targets, detail::code<W>(), w, edge_ids,
+                                  options);
+}
+
+// Unweighted CSR: the spanning forest of the lowest edge ids.
+inline DeviceForest minimum_spanning_forest_csr_device(Context &ctx, std::uint64_t num_vertices,
+                                                       std::uint64_t num_entries, const std::uint64_t *offsets,
+                                                       const std::uint32_t *targets, std::uint64_t *edge_ids,
+                                                       const DeviceMsfOptions &options = {})
+{
+    return detail::device_csr_msf(ctx, num_vertices, num_entries, offsets, targets, GPUMST_U32, nullptr, edge_ids,
+                                  options);
 }
 
 // out = scan of in, n elements in device memory (out may be in).

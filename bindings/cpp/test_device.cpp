@@ -1,6 +1,6 @@
-// Data in device memory through gpumst.hpp: native(), minimum_spanning_forest_device,
-// scan_device, argmin_device / argmax_device and segmented_argmin_device /
-// segmented_argmax_device on the OpenCL tier where it opens (PoCL in CI), against
+// Data in device memory through gpumst.hpp: native(), minimum_spanning_forest_device and
+// minimum_spanning_forest_csr_device, scan_device, argmin_device / argmax_device and
+// segmented_argmin_device / segmented_argmax_device on the OpenCL tier where it opens (PoCL in CI), against
 // the host functions; refusals on the CPU tier. The memory is made as an application
 // makes it (ffi-tests/device_memory.h: clCreateBuffer in gpumst's cl_context).
 #include <cstdlib>
@@ -69,6 +69,56 @@ TEST(DeviceMemory, OpenClForestAndPrimitivesMatchTheHost)
                                                         static_cast<const double *>(dw),
                                                         static_cast<std::uint64_t *>(ids), no_total)
                      .total_weight.has_value());
+
+    // The same graph as a symmetric CSR (rows in edge order, self-loops once).
+    std::vector<std::uint64_t> row_offsets(n + 1), fill(n);
+    for (std::size_t e = 0; e < u.size(); e++) {
+        row_offsets[u[e] + 1]++;
+        if (u[e] != v[e])
+            row_offsets[v[e] + 1]++;
+    }
+    for (std::uint32_t x = 0; x < n; x++)
+        row_offsets[x + 1] += row_offsets[x];
+    for (std::uint32_t x = 0; x < n; x++)
+        fill[x] = row_offsets[x];
+    std::vector<std::uint32_t> targets(row_offsets[n]);
+    std::vector<double> cw(row_offsets[n]);
+    for (std::size_t e = 0; e < u.size(); e++) {
+        targets[fill[u[e]]] = v[e];
+        cw[fill[u[e]]++] = w[e];
+        if (u[e] != v[e]) {
+            targets[fill[v[e]]] = u[e];
+            cw[fill[v[e]]++] = w[e];
+        }
+    }
+    const gpumst::Forest host_csr = gpumst::minimum_spanning_forest_csr(
+        ctx, gpumst::Span<const std::uint64_t>(row_offsets), gpumst::Span<const std::uint32_t>(targets),
+        gpumst::Span<const double>(cw));
+    void *drow_offsets = device_copy(&d, row_offsets.data(), row_offsets.size() * 8);
+    void *dtargets = device_copy(&d, targets.data(), targets.size() * 4);
+    void *dcw = device_copy(&d, cw.data(), cw.size() * 8);
+    const gpumst::DeviceForest csr_forest = gpumst::minimum_spanning_forest_csr_device(
+        ctx, n, targets.size(), static_cast<const std::uint64_t *>(drow_offsets),
+        static_cast<const std::uint32_t *>(dtargets), static_cast<const double *>(dcw),
+        static_cast<std::uint64_t *>(ids));
+    ASSERT_EQ(csr_forest.num_edges, host_csr.edges().size());
+    std::vector<std::uint64_t> csr_got(csr_forest.num_edges);
+    device_read(&d, ids, csr_got.data(), csr_got.size() * 8);
+    EXPECT_EQ(csr_got, to_vector(host_csr.edges()));
+    EXPECT_EQ(csr_forest.total_weight->value, host_csr.total_weight().value);
+    cw[row_offsets[n / 2]] += 1.0; // one direction of one edge: no longer symmetric
+    void *dbad = device_copy(&d, cw.data(), cw.size() * 8);
+    EXPECT_TRUE(throws_error(
+        [&] {
+            gpumst::minimum_spanning_forest_csr_device(ctx, n, targets.size(),
+                                                       static_cast<const std::uint64_t *>(drow_offsets),
+                                                       static_cast<const std::uint32_t *>(dtargets),
+                                                       static_cast<const double *>(dbad),
+                                                       static_cast<std::uint64_t *>(ids));
+        },
+        gpumst::Status::InvalidGraph, {"CSR is not symmetric"}));
+    for (void *mem : {drow_offsets, dtargets, dcw, dbad})
+        device_free(&d, mem);
 
     std::vector<double> scanned(w.size()), expected(w.size());
     gpumst::scan_device(ctx, static_cast<const double *>(dw), static_cast<double *>(dw), w.size(),
