@@ -30,6 +30,11 @@ def test_device_graph_struct_matches_the_library():
     assert graph.struct_size == ctypes.sizeof(D.DeviceGraphView)
     assert (graph.weight_type, graph.num_vertices, graph.num_edges) == (C.GPUMST_F64, 9, 4)
     assert (graph.u, graph.v, graph.weights) == (0x1000, 0x2000, 0x3000)
+    assert graph.kind == C.GPUMST_GRAPH_EDGE_LIST
+    status = C.lib.gpumst_device_graph_init_csr(ctypes.byref(graph), 5, 8, 0x4000, 0x5000, C.GPUMST_I32, None)
+    assert status == C.GPUMST_OK
+    assert (graph.kind, graph.num_vertices, graph.num_edges) == (C.GPUMST_GRAPH_CSR, 5, 8)
+    assert (graph.offsets, graph.targets, graph.weights, graph.u) == (0x4000, 0x5000, None, None)
 
 
 class _HostDLPack:
@@ -143,6 +148,47 @@ def test_cuda_arrays_give_the_host_forest(cuda, dtype):
     assert producers[0].streams == [native.queue]
     face = got.edges.__cuda_array_interface__
     assert face["shape"] == (len(host.edges),) and face["typestr"] == "<u8"
+
+
+def _symmetric_csr(n, u, v, w):
+    """A symmetric CSR of an edge list: rows in edge order, self-loops once."""
+    twice = u != v
+    src, dst = np.concatenate([u, v[twice]]), np.concatenate([v, u[twice]])
+    order = np.argsort(src, kind="stable")
+    offsets = np.zeros(n + 1, dtype=np.uint64)
+    np.cumsum(np.bincount(src, minlength=n), out=offsets[1:])
+    return offsets, dst[order].astype(np.uint32), np.concatenate([w, w[twice]])[order]
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32])
+def test_cuda_csr_arrays_give_the_host_forest(cuda, dtype):
+    n = 1500
+    u, v, w = _graph(n, 20_000, 9)
+    offsets, targets, weights = _symmetric_csr(n, u, v, w.astype(dtype))
+    native = cuda.native()
+    device = [D.DeviceArray.from_host(native.context, a) for a in (offsets, targets, weights)]
+    for maximum in (False, True):
+        host = cuda.minimum_spanning_forest_csr(offsets, targets, weights, maximum=maximum)
+        got = cuda.minimum_spanning_forest_csr(*device, maximum=maximum)
+        assert isinstance(got, gpumst.DeviceForest)
+        assert got.edges.get().tolist() == host.edges.tolist(), maximum
+        assert (got.num_components, got.total_weight) == (host.num_components, host.total_weight)
+    unweighted = cuda.minimum_spanning_forest_csr(device[0], device[1])
+    assert unweighted.edges.get().tolist() == cuda.minimum_spanning_forest_csr(offsets, targets).edges.tolist()
+    # One direction of one edge reweighted: the host's message, found on the device.
+    bad = weights.copy()
+    bad[int(offsets[n // 2])] += 1
+    with pytest.raises(gpumst.InvalidGraph) as on_device:
+        cuda.minimum_spanning_forest_csr(device[0], device[1], D.DeviceArray.from_host(native.context, bad))
+    with pytest.raises(gpumst.InvalidGraph) as on_host:
+        cuda.minimum_spanning_forest_csr(offsets, targets, bad)
+    assert str(on_device.value).split(": ", 1)[1] == str(on_host.value).split(": ", 1)[1]
+    assert "not symmetric" in str(on_device.value)
+    wide = D.DeviceArray.from_host(native.context, offsets.astype(np.int64))
+    with pytest.raises(TypeError, match="uint64"):
+        cuda.minimum_spanning_forest_csr(wide, device[1])
+    with pytest.raises(TypeError, match="host memory"):
+        cuda.minimum_spanning_forest_csr(device[0], targets)
 
 
 def test_cuda_inputs_are_validated_on_the_device(cuda):

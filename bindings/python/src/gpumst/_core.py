@@ -400,8 +400,11 @@ class Context:
         algorithm: str = "auto",
         labels: bool = False,
         maximum: bool = False,
-    ) -> Forest:
+        total_weight: bool = True,
+    ) -> Forest | DeviceForest:
         """See :func:`gpumst.minimum_spanning_forest_csr`."""
+        if any(D.is_device_array(a) for a in (indptr, indices, data)):
+            return self._msf_csr_device(indptr, indices, data, algorithm, labels, maximum, total_weight)
         offsets = offsets_array("indptr", indptr)
         targets = vertex_ids("indices", indices)
         weights = None if data is None else element_array("data", data)
@@ -429,11 +432,21 @@ class Context:
             self._check(h, lib.gpumst_context_native(h, ctypes.byref(native)))
         return native
 
+    @staticmethod
+    def _device_weights(view: D.DeviceView | None, length: int, lengths_of: str) -> int:
+        """The dtype code of GPU weights (one per entry of `lengths_of`), or U32 for none."""
+        if view is None:
+            return C.GPUMST_U32
+        if view.length != length:
+            raise ValueError(f"w has {view.length} entries but {lengths_of} has {length}")
+        dtype = np.dtype(view.dtype).newbyteorder("=")
+        if dtype not in DTYPES:
+            raise TypeError(f"w has dtype {view.dtype}: use int32, uint32, int64, uint64, float32 or float64")
+        return DTYPES[dtype]
+
     def _msf_device(self, u, v, w, num_vertices, algorithm, labels, maximum, total_weight) -> DeviceForest:
         """gpumst_msf_device on CUDA arrays; the forest's ids come back as a DeviceArray."""
-        native = self.native()
-        if native.tier != C.GPUMST_TIER_CUDA:
-            raise BackendUnavailable(f"device arrays from Python need the CUDA tier; this context uses {self.tier}")
+        native = self._cuda_native()
         if num_vertices is None:
             raise ValueError("num_vertices is required when the edges are in GPU memory")
         with D.device_views(("u", "v", "w"), (u, v, w), native.queue or 0) as (du, dv, dw):
@@ -443,44 +456,79 @@ class Context:
             if dv.length != du.length or (dw is not None and dw.length != du.length):
                 lengths = [du.length, dv.length] + ([dw.length] if dw is not None else [])
                 raise ValueError(f"u, v and w must have one entry per edge, got lengths {lengths}")
-            if dw is not None and np.dtype(dw.dtype).newbyteorder("=") not in DTYPES:
-                raise TypeError(f"w has dtype {dw.dtype}: use int32, uint32, int64, uint64, float32 or float64")
-            streams = sorted({x.stream for x in (du, dv, dw) if x is not None and x.stream})
-            for extra in streams[1:]:
-                D.synchronize(extra)
-            m = du.length
-            edges = D.DeviceArray(native.context, min(max(num_vertices - 1, 0), m), np.uint64)
+            weight_type = self._device_weights(dw, du.length, "u")
             graph = D.DeviceGraphView()
             lib.gpumst_device_graph_init(
                 ctypes.byref(graph),
                 num_vertices,
-                m,
+                du.length,
                 du.address,
                 dv.address,
-                DTYPES[np.dtype(dw.dtype).newbyteorder("=")] if dw is not None else C.GPUMST_U32,
+                weight_type,
                 dw.address if dw is not None else None,
             )
-            code = _choice("algorithm", algorithm, ALGORITHMS)
-            flags = (C.GPUMST_MSF_LABELS if labels else 0) | (C.GPUMST_MSF_MAXIMUM if maximum else 0)
-            count, components, total = ctypes.c_uint64(), ctypes.c_uint64(), C.TotalWeight()
-            with self._use() as h:
-                status = lib.gpumst_msf_device(
-                    h,
-                    ctypes.byref(graph),
-                    code,
-                    flags,
-                    edges.address or None,
-                    streams[0] if streams else None,
-                    ctypes.byref(count),
-                    ctypes.byref(components),
-                    ctypes.byref(total) if total_weight else None,
+            room = min(max(num_vertices - 1, 0), du.length)
+            return self._solve_device(native, graph, (du, dv, dw), room, algorithm, labels, maximum, total_weight)
+
+    def _msf_csr_device(self, indptr, indices, data, algorithm, labels, maximum, total_weight) -> DeviceForest:
+        """gpumst_msf_device on a CSR in CUDA arrays (checked there, symmetry too)."""
+        native = self._cuda_native()
+        names = ("indptr", "indices", "data")
+        with D.device_views(names, (indptr, indices, data), native.queue or 0) as (offsets, targets, dw):
+            if offsets.dtype != np.uint64 or offsets.length == 0:
+                raise TypeError(
+                    f"indptr must be a non-empty uint64 array in GPU memory, got {offsets.length} x {offsets.dtype}"
+                    " (cupy: indptr.astype(cupy.uint64))"
                 )
-                self._check(h, status)
+            if targets.dtype != np.uint32:
+                raise TypeError(
+                    f"indices must be uint32 in GPU memory, got {targets.dtype} (cupy: indices.astype(cupy.uint32))"
+                )
+            weight_type = self._device_weights(dw, targets.length, "indices")
+            num_vertices = offsets.length - 1
+            graph = D.DeviceGraphView()
+            lib.gpumst_device_graph_init_csr(
+                ctypes.byref(graph),
+                num_vertices,
+                targets.length,
+                offsets.address,
+                targets.address or None,
+                weight_type,
+                dw.address if dw is not None else None,
+            )
+            room = min(max(num_vertices - 1, 0), targets.length // 2)
+            views = (offsets, targets, dw)
+            return self._solve_device(native, graph, views, room, algorithm, labels, maximum, total_weight)
+
+    def _solve_device(self, native, graph, views, room, algorithm, labels, maximum, total_weight) -> DeviceForest:
+        """Runs gpumst_msf_device on a filled graph view (`views`: its arrays, whose
+        streams are followed); the ids land in a new DeviceArray with `room` entries."""
+        streams = sorted({x.stream for x in views if x is not None and x.stream})
+        for extra in streams[1:]:
+            D.synchronize(extra)
+        edges = D.DeviceArray(native.context, room, np.uint64)
+        code = _choice("algorithm", algorithm, ALGORITHMS)
+        flags = (C.GPUMST_MSF_LABELS if labels else 0) | (C.GPUMST_MSF_MAXIMUM if maximum else 0)
+        count, components, total = ctypes.c_uint64(), ctypes.c_uint64(), C.TotalWeight()
+        with self._use() as h:
+            status = lib.gpumst_msf_device(
+                h,
+                ctypes.byref(graph),
+                code,
+                flags,
+                edges.address or None,
+                streams[0] if streams else None,
+                ctypes.byref(count),
+                ctypes.byref(components),
+                ctypes.byref(total) if total_weight else None,
+            )
+            self._check(h, status)
         edges._shorten(count.value)
         weight = None
         if total_weight:
             weight = total.value if total.is_float else total.exact_high * 2**64 + total.exact_low
-        return DeviceForest(edges, num_vertices, components.value, weight, algorithm.lower(), bool(maximum))
+        vertices = graph.num_vertices
+        return DeviceForest(edges, vertices, components.value, weight, algorithm.lower(), bool(maximum))
 
     def _msf(self, graph: C.GraphView, algorithm: str, labels: bool, maximum: bool) -> Forest:
         """Runs gpumst_msf on a graph view (its arrays are held by the caller's frame)."""
@@ -971,14 +1019,21 @@ def minimum_spanning_forest_csr(
     algorithm: str = "auto",
     labels: bool = False,
     maximum: bool = False,
+    total_weight: bool = True,
     context: Context | None = None,
-) -> Forest:
+) -> Forest | DeviceForest:
     """The minimum spanning forest of a symmetric CSR graph (for instance a scipy
     ``csr_array``'s ``indptr``, ``indices`` and ``data``): every edge listed in both
     directions with the same weight. An edge's id is the CSR position of its u < v
-    entry. Symmetry is validated; otherwise as :func:`minimum_spanning_forest`."""
+    entry. Symmetry is validated; otherwise as :func:`minimum_spanning_forest`.
+
+    CUDA arrays (a CuPy ``csr_matrix``'s arrays as uint64 ``indptr`` and uint32
+    ``indices``, or any ``__cuda_array_interface__`` / DLPack producer) stay on the GPU:
+    offsets, range and symmetry are checked there, and the result is a
+    :class:`DeviceForest` as for edge lists (``total_weight=False`` skips bringing the
+    forest's weights to the host)."""
     return _ctx(context).minimum_spanning_forest_csr(
-        indptr, indices, data, algorithm=algorithm, labels=labels, maximum=maximum
+        indptr, indices, data, algorithm=algorithm, labels=labels, maximum=maximum, total_weight=total_weight
     )
 
 

@@ -283,6 +283,9 @@ class DeviceGraphView(ctypes.Structure):
         ("u", ctypes.c_void_p),
         ("v", ctypes.c_void_p),
         ("weights", ctypes.c_void_p),
+        ("kind", ctypes.c_int32),
+        ("offsets", ctypes.c_void_p),
+        ("targets", ctypes.c_void_p),
     ]
 
 

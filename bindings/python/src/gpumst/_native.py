@@ -54,6 +54,7 @@ uint64_t gpumst_forest_num_components(const struct gpumst_forest *forest);
 const uint32_t *gpumst_forest_labels(const struct gpumst_forest *forest);
 gpumst_status gpumst_forest_total_weight(const struct gpumst_forest *forest, struct gpumst_total_weight *total);
 gpumst_status gpumst_device_graph_init(struct gpumst_device_graph *graph, uint64_t num_vertices, uint64_t num_edges, void *u, void *v, gpumst_dtype weight_type, void *weights);
+gpumst_status gpumst_device_graph_init_csr(struct gpumst_device_graph *graph, uint64_t num_vertices, uint64_t num_entries, void *offsets, void *targets, gpumst_dtype weight_type, void *weights);
 gpumst_status gpumst_context_native(struct gpumst_context *ctx, struct gpumst_native *native);
 gpumst_status gpumst_scan_device(struct gpumst_context *ctx, gpumst_dtype dtype, gpumst_scan_op op, gpumst_scan_kind kind, const void *input, void *output, uint64_t n, void *stream);
 gpumst_status gpumst_argmin_device(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, void *stream, void *value, uint64_t *index);
