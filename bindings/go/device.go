@@ -5,14 +5,18 @@ package gpumst
 #include "gpumst.h"
 
 // Device addresses travel as integers and become pointers on the C side: they are
-// GPU memory (or OpenCL handles), never Go memory.
-static gpumst_status gpumstgo_msf_device(gpumst_context *ctx, uint64_t num_vertices,
-		uint64_t num_edges, uintptr_t u, uintptr_t v, gpumst_dtype weight_type, uintptr_t weights,
-		gpumst_algorithm algorithm, uint32_t flags, uintptr_t edge_ids, uintptr_t stream,
-		uint64_t *count, uint64_t *components, gpumst_total_weight *total) {
+// GPU memory (or OpenCL handles), never Go memory. An edge list's `first` and
+// `second` are u and v; a CSR's (`csr` != 0), its offsets and targets.
+static gpumst_status gpumstgo_msf_device(gpumst_context *ctx, int csr, uint64_t num_vertices,
+		uint64_t num_edges, uintptr_t first, uintptr_t second, gpumst_dtype weight_type,
+		uintptr_t weights, gpumst_algorithm algorithm, uint32_t flags, uintptr_t edge_ids,
+		uintptr_t stream, uint64_t *count, uint64_t *components, gpumst_total_weight *total) {
 	gpumst_device_graph graph;
-	gpumst_status status = gpumst_device_graph_init(&graph, num_vertices, num_edges, (void *)u,
-		(void *)v, weight_type, (void *)weights);
+	gpumst_status status = csr
+		? gpumst_device_graph_init_csr(&graph, num_vertices, num_edges, (void *)first,
+			(void *)second, weight_type, (void *)weights)
+		: gpumst_device_graph_init(&graph, num_vertices, num_edges, (void *)first,
+			(void *)second, weight_type, (void *)weights);
 	if (status != GPUMST_OK)
 		return status;
 	return gpumst_msf_device(ctx, &graph, algorithm, flags, (void *)edge_ids, (void *)stream,
@@ -94,17 +98,59 @@ type DeviceOptions struct {
 // ErrInvalidGraph and the message the host call gives. Component labels are not
 // computed for device graphs; AlgorithmKruskal (the host reference) is refused.
 func MinimumSpanningForestDevice[W Weight](ctx *Context, g DeviceGraph, edgeIDs DevicePtr, dev DeviceOptions, opts ...Option) (*DeviceForest, error) {
-	return deviceMSF(ctx, "minimum spanning forest (device)", g, g.W, dtypeOf[W](), 0, edgeIDs, dev, opts)
+	return deviceMSF(ctx, "minimum spanning forest (device)", g.layout(), g.W, dtypeOf[W](), 0, edgeIDs, dev, opts)
 }
 
 // MinimumSpanningForestDeviceUnweighted is [MinimumSpanningForestDevice]
 // ignoring weights (g.W is not read): the forest that prefers lower edge ids.
 func MinimumSpanningForestDeviceUnweighted(ctx *Context, g DeviceGraph, edgeIDs DevicePtr, dev DeviceOptions, opts ...Option) (*DeviceForest, error) {
-	return deviceMSF(ctx, "minimum spanning forest (device, unweighted)", g, 0, C.GPUMST_U32,
+	return deviceMSF(ctx, "minimum spanning forest (device, unweighted)", g.layout(), 0, C.GPUMST_U32,
 		C.GPUMST_MSF_UNWEIGHTED, edgeIDs, dev, opts)
 }
 
-func deviceMSF(ctx *Context, op string, g DeviceGraph, w DevicePtr, dtype C.gpumst_dtype, flags C.uint32_t, edgeIDs DevicePtr, dev DeviceOptions, opts []Option) (*DeviceForest, error) {
+// DeviceCSR is a symmetric CSR graph in device memory: NumVertices+1 uint64
+// Offsets, NumEntries uint32 Targets and (for the weighted calls) NumEntries
+// weights in W, every edge listed in both directions with the same weight. An
+// edge's id is the CSR position of its entry with source < target, as for
+// [MinimumSpanningForestCSR].
+type DeviceCSR struct {
+	NumVertices         uint64
+	NumEntries          uint64
+	Offsets, Targets, W DevicePtr
+}
+
+// MinimumSpanningForestDeviceCSR is [MinimumSpanningForestDevice] for a
+// symmetric CSR: the offsets, the targets' range and the symmetry are checked on
+// the device (a rejected graph is copied to the host, where the fault is named
+// with the host call's message). edgeIDs holds min(NumVertices-1, NumEntries/2)
+// ids.
+func MinimumSpanningForestDeviceCSR[W Weight](ctx *Context, g DeviceCSR, edgeIDs DevicePtr, dev DeviceOptions, opts ...Option) (*DeviceForest, error) {
+	return deviceMSF(ctx, "minimum spanning forest (device CSR)", g.layout(), g.W, dtypeOf[W](), 0, edgeIDs, dev, opts)
+}
+
+// MinimumSpanningForestDeviceCSRUnweighted is [MinimumSpanningForestDeviceCSR]
+// ignoring weights (g.W is not read).
+func MinimumSpanningForestDeviceCSRUnweighted(ctx *Context, g DeviceCSR, edgeIDs DevicePtr, dev DeviceOptions, opts ...Option) (*DeviceForest, error) {
+	return deviceMSF(ctx, "minimum spanning forest (device CSR, unweighted)", g.layout(), 0, C.GPUMST_U32,
+		C.GPUMST_MSF_UNWEIGHTED, edgeIDs, dev, opts)
+}
+
+// deviceLayout is either graph as gpumstgo_msf_device takes it.
+type deviceLayout struct {
+	csr             bool
+	vertices, edges uint64
+	first, second   DevicePtr
+}
+
+func (g DeviceGraph) layout() deviceLayout {
+	return deviceLayout{false, g.NumVertices, g.NumEdges, g.U, g.V}
+}
+
+func (g DeviceCSR) layout() deviceLayout {
+	return deviceLayout{true, g.NumVertices, g.NumEntries, g.Offsets, g.Targets}
+}
+
+func deviceMSF(ctx *Context, op string, g deviceLayout, w DevicePtr, dtype C.gpumst_dtype, flags C.uint32_t, edgeIDs DevicePtr, dev DeviceOptions, opts []Option) (*DeviceForest, error) {
 	cfg := configure(opts)
 	ptr, err := ctx.acquire(op)
 	if err != nil {
@@ -117,8 +163,8 @@ func deviceMSF(ctx *Context, op string, g DeviceGraph, w DevicePtr, dtype C.gpum
 	if dev.NoTotalWeight {
 		totalOut = nil
 	}
-	s := C.gpumstgo_msf_device(ptr, C.uint64_t(g.NumVertices), C.uint64_t(g.NumEdges),
-		C.uintptr_t(g.U), C.uintptr_t(g.V), dtype, C.uintptr_t(w),
+	s := C.gpumstgo_msf_device(ptr, cBool(g.csr), C.uint64_t(g.vertices), C.uint64_t(g.edges),
+		C.uintptr_t(g.first), C.uintptr_t(g.second), dtype, C.uintptr_t(w),
 		C.gpumst_algorithm(cfg.algorithm), cfg.flags|flags, C.uintptr_t(edgeIDs),
 		C.uintptr_t(dev.Stream), &count, &components, totalOut)
 	if s != C.GPUMST_OK {

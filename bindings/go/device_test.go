@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"gpumst.dev/gpumst"
@@ -97,6 +98,51 @@ func TestDeviceForestMatchesTheHost(t *testing.T) {
 			if err != nil || noTotal.Total != nil {
 				t.Fatalf("unweighted without a total: %v %v", noTotal, err)
 			}
+			// The same graph as a symmetric CSR in device memory.
+			offsets, targets, cw := symmetricCSR(g.n, g.u, g.v, g.w)
+			dOffsets, dTargets := devmem.Copy(dev, offsets, len(offsets)), devmem.Copy(dev, targets, len(targets))
+			dCW := devmem.Copy(dev, cw, len(cw))
+			defer func() {
+				for _, m := range []uintptr{dOffsets, dTargets, dCW} {
+					dev.Free(m)
+				}
+			}()
+			csr := gpumst.DeviceCSR{NumVertices: uint64(g.n), NumEntries: uint64(len(targets)),
+				Offsets: gpumst.DevicePtr(dOffsets), Targets: gpumst.DevicePtr(dTargets), W: gpumst.DevicePtr(dCW)}
+			hostCSR, err := gpumst.MinimumSpanningForestCSR(ctx, offsets, targets, cw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			csrForest, err := gpumst.MinimumSpanningForestDeviceCSR[float32](ctx, csr, gpumst.DevicePtr(ids), gpumst.DeviceOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotCSR := make([]uint64, csrForest.NumEdges)
+			devmem.Read(dev, ids, gotCSR)
+			if len(gotCSR) != len(hostCSR.Edges) || csrForest.Total == nil || csrForest.Total.Float != hostCSR.Total.Float {
+				t.Fatalf("CSR: device %d edges (%v), host %d", len(gotCSR), csrForest.Total, len(hostCSR.Edges))
+			}
+			for i, e := range hostCSR.Edges {
+				if gotCSR[i] != uint64(e) {
+					t.Fatalf("CSR: edge %d is %d on the device, %d on the host", i, gotCSR[i], e)
+				}
+			}
+			if _, err := gpumst.MinimumSpanningForestDeviceCSRUnweighted(ctx, csr, gpumst.DevicePtr(ids), gpumst.DeviceOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			cw[offsets[g.n/2]] += 1
+			dBad := devmem.Copy(dev, cw, len(cw))
+			defer dev.Free(dBad)
+			csr.W = gpumst.DevicePtr(dBad)
+			_, err = gpumst.MinimumSpanningForestDeviceCSR[float32](ctx, csr, gpumst.DevicePtr(ids), gpumst.DeviceOptions{})
+			_, hostErr := gpumst.MinimumSpanningForestCSR(ctx, offsets, targets, cw)
+			var ce, he *gpumst.Error
+			if !errors.As(err, &ce) || !errors.As(hostErr, &he) || ce.Status != gpumst.StatusInvalidGraph ||
+				!strings.Contains(ce.Message, "CSR is not symmetric") ||
+				strings.SplitN(ce.Message, ": ", 2)[1] != strings.SplitN(he.Message, ": ", 2)[1] {
+				t.Fatalf("an asymmetric CSR: device %v, host %v", err, hostErr)
+			}
+
 			g.u[17] = uint32(g.n + 3)
 			bad := devmem.Copy(dev, g.u, len(g.u))
 			defer dev.Free(bad)
@@ -255,4 +301,32 @@ func TestDeviceMemoryLimitGivesTheCPUForest(t *testing.T) {
 			}
 		})
 	}
+}
+
+// symmetricCSR lists each edge in both directions (a self-loop once), rows in
+// edge order.
+func symmetricCSR[W any](n int, u, v []uint32, w []W) (offsets []uint64, targets []uint32, weights []W) {
+	offsets = make([]uint64, n+1)
+	for e := range u {
+		offsets[u[e]+1]++
+		if u[e] != v[e] {
+			offsets[v[e]+1]++
+		}
+	}
+	for x := 0; x < n; x++ {
+		offsets[x+1] += offsets[x]
+	}
+	fill := slices.Clone(offsets[:n])
+	targets, weights = make([]uint32, offsets[n]), make([]W, offsets[n])
+	put := func(from, to uint32, weight W) {
+		targets[fill[from]], weights[fill[from]] = to, weight
+		fill[from]++
+	}
+	for e := range u {
+		put(u[e], v[e], w[e])
+		if u[e] != v[e] {
+			put(v[e], u[e], w[e])
+		}
+	}
+	return offsets, targets, weights
 }
