@@ -141,6 +141,7 @@ static void csr_forest_matches_the_host_path(gpumst_context *ctx, struct device 
     static uint32_t u[M], v[M], targets[2 * M];
     static int64_t w[M], weights[2 * M];
     static uint64_t offsets[N + 1], fill[N], got[N - 1];
+    memset(offsets, 0, sizeof offsets); /* called once per tier */
     uint64_t state = 7;
     for (int e = 0; e < M; e++) {
         u[e] = (uint32_t)(next_random(&state) % N);

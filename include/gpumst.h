@@ -511,11 +511,11 @@ gpumst_status gpumst_context_native(struct gpumst_context *ctx, struct gpumst_na
 // the forest is computed a partition of the edges at a time, each copied on the
 // device from the caller's arrays (the same forest); where the vertices' arrays and
 // twice a forest do not fit either, the call fails with GPUMST_OUT_OF_MEMORY and the
-// sizes. A CSR is first made an edge list in gpumst's device memory (8 bytes per
+// sizes. A CSR is first made an edge list in gpumst's device memory (12 bytes per
 // entry while it is made, then 16 bytes and a weight per edge). Its symmetry check
-// reads, per entry, its own row and its target's: two bisections and the runs of
-// equal targets where every row is sorted by target, the two whole rows otherwise
-// (sort the rows of graphs with vertices of high degree).
+// looks up each entry's twins and reverse: by bisection in the two rows where every
+// row is sorted by target, else in a hash table of the entries (4 bytes per slot,
+// the next power of two at or above twice the entries) built for the check.
 gpumst_status gpumst_msf_device(struct gpumst_context *ctx, const struct gpumst_device_graph *graph, gpumst_algorithm algorithm, uint32_t flags, void *edge_ids, void *stream, uint64_t *num_edges, uint64_t *num_components, struct gpumst_total_weight *total);
 
 // Scans `n` elements of `dtype` in device memory from `input` into `output` (as

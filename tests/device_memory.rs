@@ -734,6 +734,24 @@ fn invalid_csr_graphs_in_device_memory_give_the_host_paths_errors() {
         same_csr_error(&ctx, &offsets, &targets, &[5, 6, 7, 7, 9], wrap);
         // Rows sorted by target, with a multi-edge whose weights differ by direction.
         same_csr_error(&ctx, &[0, 2, 4], &[1, 1, 0, 0], &[3, 4, 4, 4], wrap);
+        // Row 1 not sorted by target (the hashed check): valid, then reweighted, then
+        // a multi-edge 0-2 whose weights differ by direction.
+        let unsorted = CsrOnDevice::new(
+            &ctx,
+            &offsets,
+            &[1, 2, 0, 1, 2],
+            Some(&[5u32, 7, 5, 7, 9][..]),
+        );
+        let forest = unsorted.solve(&ctx, &MsfOptions::default()).unwrap();
+        assert_eq!(unsorted.ids(&ctx, forest.num_edges), [0, 1]);
+        same_csr_error(&ctx, &offsets, &[1, 2, 0, 1, 2], &[5, 8, 5, 7, 9], wrap);
+        same_csr_error(
+            &ctx,
+            &[0, 3, 4, 6],
+            &[2, 1, 2, 0, 0, 0],
+            &[3, 1, 4, 1, 4, 4],
+            wrap,
+        );
         // A NaN weight (in both directions: symmetric, then refused as on the host).
         let nan = [1.0f64, 1.0, f64::NAN, f64::NAN, 2.0];
         same_csr_error(&ctx, &offsets, &targets, &nan, |w| Weights::F64(w));

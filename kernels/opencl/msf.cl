@@ -1214,15 +1214,17 @@ inline uint csr_row(__global const ulong* offsets, uint vertices, ulong p) {
     return lo;
 }
 
-// Per entry: its target in range, its row's order, and a 1 in `forward` where it is an
-// edge (source < target; self-loops and reverse entries are not).
+// Per entry: its row into `rows`, its target in range, its row's order, and a 1 in
+// `forward` where it is an edge (source < target; self-loops and reverse entries are
+// not).
 __kernel void csr_entries(__global const ulong* offsets, uint vertices,
-                          __global const uint* targets, uint entries, __global uint* forward,
-                          __global uint* status) {
+                          __global const uint* targets, uint entries, __global uint* rows,
+                          __global uint* forward, __global uint* status) {
     uint p = get_global_id(0);
     if (p >= entries || status[CSR_OFFSETS] != CSR_NONE)
         return;
     uint s = csr_row(offsets, vertices, p), t = targets[p];
+    rows[p] = s;
     forward[p] = s < t && t < vertices;
     if (t >= vertices)
         atomic_min(&status[CSR_RANGE], p);
@@ -1230,69 +1232,98 @@ __kernel void csr_entries(__global const ulong* offsets, uint vertices,
         atomic_min(&status[CSR_UNSORTED], p);
 }
 
+// A weight as the symmetry check compares it: its bits, but (floats, `kind` 2) one
+// zero, as the host's keys make -0 and +0 one weight.
+inline Key csr_weight(__global const Key* weights, ulong p, uint kind) {
 #if KEYS
-// One weight for the symmetry check: the same bits, or (floats, `kind` 2) two zeros,
-// as the host's keys make -0 and +0 one weight.
-inline bool csr_same_weight(Key a, Key b, uint kind) {
+    Key w = weights[p];
     Key magnitude = ~((Key)1 << (sizeof(Key) * 8 - 1));
-    return a == b || (kind == 2 && (a & magnitude) == 0 && (b & magnitude) == 0);
-}
+    return kind == 2 && (w & magnitude) == 0 ? 0 : w;
+#else
+    return 0;
 #endif
+}
 
 // Entries of `row` with target `target` (and weight `w`): from the first such entry
-// found by bisection where the rows are sorted by target, else the whole row.
-inline uint csr_count(__global const ulong* offsets, __global const uint* targets,
-                      __global const Key* weights, uint row, uint target, Key w, uint kind,
-                      bool sorted) {
-    ulong q = offsets[row], end = offsets[row + 1];
-    if (sorted) {
-        ulong hi = end;
-        while (q < hi) {
-            ulong mid = q + (hi - q) / 2;
-            if (targets[mid] < target)
-                q = mid + 1;
-            else
-                hi = mid;
-        }
+// found by bisection, the rows being sorted by target.
+inline uint csr_count_sorted(__global const ulong* offsets, __global const uint* targets,
+                             __global const Key* weights, uint kind, uint row, uint target,
+                             Key w) {
+    ulong q = offsets[row], end = offsets[row + 1], hi = end;
+    while (q < hi) {
+        ulong mid = q + (hi - q) / 2;
+        if (targets[mid] < target)
+            q = mid + 1;
+        else
+            hi = mid;
     }
     uint count = 0;
-    for (; q < end; q++) {
-        uint x = targets[q];
-        if (x == target) {
-#if KEYS
-            count += csr_same_weight(weights[q], w, kind);
-#else
-            count++;
-#endif
-        } else if (sorted && x > target) {
-            break;
-        }
-    }
+    for (; q < end && targets[q] == target; q++)
+        count += csr_weight(weights, q, kind) == w;
     return count;
 }
 
+// Rows not sorted by target: the entries (but self-loops) in a hash table of
+// 2^k slots (`mask` = 2^k - 1, at most half full) by key (row, target, weight),
+// placed by linear probing; a slot holds an entry's position, CSR_NONE when empty.
+inline ulong csr_slot(uint row, uint target, Key w, ulong mask) {
+    ulong h = (((ulong)row << 32) | target) * 0x9E3779B97F4A7C15ul;
+    h ^= ((ulong)w + (h >> 31)) * 0xC2B2AE3D27D4EB4Ful;
+    return (h ^ (h >> 29)) & mask;
+}
+
+__kernel void csr_table(__global const uint* rows, __global const uint* targets, uint entries,
+                        uint vertices, __global const Key* weights, uint kind,
+                        __global uint* table, ulong mask) {
+    uint p = get_global_id(0);
+    if (p >= entries)
+        return;
+    uint s = rows[p], t = targets[p];
+    if (s == t || t >= vertices)
+        return;
+    ulong slot = csr_slot(s, t, csr_weight(weights, p, kind), mask);
+    while (atomic_cmpxchg(&table[slot], CSR_NONE, p) != CSR_NONE)
+        slot = (slot + 1) & mask;
+}
+
+// Entries with key (row, target, w) in the table.
+inline uint csr_count_hashed(__global const uint* rows, __global const uint* targets,
+                             __global const Key* weights, uint kind,
+                             __global const uint* table, ulong mask, uint row, uint target,
+                             Key w) {
+    uint count = 0;
+    for (ulong slot = csr_slot(row, target, w, mask);; slot = (slot + 1) & mask) {
+        uint q = table[slot];
+        if (q == CSR_NONE)
+            return count;
+        count += rows[q] == row && targets[q] == target && csr_weight(weights, q, kind) == w;
+    }
+}
+
 // Symmetry: entry p (s -> t, weight w; not a self-loop) has as many twins s -> t of
-// weight w in row s as reverses t -> s of weight w in row t. For every entry that
-// holds exactly when the forward and reverse entries are one multiset, as the host
-// checks. Cost per entry: two bisections and the runs of equal targets where rows are
-// sorted, else both rows.
-__kernel void csr_symmetric(__global const ulong* offsets, uint vertices,
-                            __global const uint* targets, uint entries,
-                            __global const Key* weights, uint kind, __global uint* status) {
+// weight w as reverses t -> s of weight w. For every entry that holds exactly when the
+// forward and reverse entries are one multiset, as the host checks. Sorted rows are
+// searched by bisection; otherwise (`mask` != 0) the table of csr_table is probed.
+__kernel void csr_symmetric(__global const ulong* offsets, __global const uint* rows,
+                            __global const uint* targets, uint entries, uint vertices,
+                            __global const Key* weights, uint kind,
+                            __global const uint* table, ulong mask,
+                            __global uint* status) {
     uint p = get_global_id(0);
     if (p >= entries || status[CSR_OFFSETS] != CSR_NONE)
         return;
-    bool sorted = status[CSR_UNSORTED] == CSR_NONE;
-    uint s = csr_row(offsets, vertices, p), t = targets[p];
+    uint s = rows[p], t = targets[p];
     if (s == t || t >= vertices)
         return;
-#if KEYS
-    Key w = weights[p];
-#else
-    Key w = 0;
-#endif
-    uint twins = csr_count(offsets, targets, weights, s, t, w, kind, sorted);
-    uint reverses = csr_count(offsets, targets, weights, t, s, w, kind, sorted);
+    Key w = csr_weight(weights, p, kind);
+    uint twins, reverses;
+    if (mask) {
+        twins = csr_count_hashed(rows, targets, weights, kind, table, mask, s, t, w);
+        reverses = csr_count_hashed(rows, targets, weights, kind, table, mask, t, s, w);
+    } else {
+        twins = csr_count_sorted(offsets, targets, weights, kind, s, t, w);
+        reverses = csr_count_sorted(offsets, targets, weights, kind, t, s, w);
+    }
     if (twins != reverses)
         atomic_min(&status[CSR_UNPAIRED], p);
 }
@@ -1300,16 +1331,15 @@ __kernel void csr_symmetric(__global const ulong* offsets, uint vertices,
 // The edge list: entry p with forward[p] becomes edge at[p] (the exclusive scan of
 // forward), ends (row, target), its weight's `weight_words` 32-bit words (0: none) and
 // its id p.
-__kernel void csr_edges(__global const ulong* offsets, uint vertices,
-                        __global const uint* targets, uint entries,
-                        __global const uint* forward, __global const uint* at,
+__kernel void csr_edges(__global const uint* rows, __global const uint* targets,
+                        uint entries, __global const uint* forward, __global const uint* at,
                         __global const uint* weights, uint weight_words, __global uint* eu,
                         __global uint* ev, __global uint* ew, __global ulong* ids) {
     uint p = get_global_id(0);
     if (p >= entries || !forward[p])
         return;
     uint e = at[p];
-    eu[e] = csr_row(offsets, vertices, p);
+    eu[e] = rows[p];
     ev[e] = targets[p];
     ids[e] = p;
     for (uint k = 0; k < weight_words; k++)

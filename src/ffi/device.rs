@@ -206,11 +206,11 @@ fn count(n: u64, name: &str) -> Result<usize> {
 /// the forest is computed a partition of the edges at a time, each copied on the
 /// device from the caller's arrays (the same forest); where the vertices' arrays and
 /// twice a forest do not fit either, the call fails with GPUMST_OUT_OF_MEMORY and the
-/// sizes. A CSR is first made an edge list in gpumst's device memory (8 bytes per
+/// sizes. A CSR is first made an edge list in gpumst's device memory (12 bytes per
 /// entry while it is made, then 16 bytes and a weight per edge). Its symmetry check
-/// reads, per entry, its own row and its target's: two bisections and the runs of
-/// equal targets where every row is sorted by target, the two whole rows otherwise
-/// (sort the rows of graphs with vertices of high degree).
+/// looks up each entry's twins and reverse: by bisection in the two rows where every
+/// row is sorted by target, else in a hash table of the entries (4 bytes per slot,
+/// the next power of two at or above twice the entries) built for the check.
 #[no_mangle]
 pub unsafe extern "C" fn gpumst_msf_device(
     ctx: *mut gpumst_context,

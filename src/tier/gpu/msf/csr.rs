@@ -27,6 +27,7 @@ pub(crate) struct ResidentCsr {
 const STATUS_WORDS: usize = 4;
 const OFFSETS: usize = 0;
 const RANGE: usize = 1;
+const UNSORTED: usize = 2;
 const UNPAIRED: usize = 3;
 const NOT_FOUND: u32 = u32::MAX;
 
@@ -127,33 +128,83 @@ pub(crate) unsafe fn edge_list<D: Device>(
         None => None,
     };
     let program = tier.program(ProgramKind::Msf(kernel_config(tier, dtype)))?;
-    let graph = [
-        offsets.arg(),
-        Arg::U32(n as u32),
-        targets.arg(),
-        Arg::U32(m as u32),
-    ];
-    // Forward flags, then (the scan, in place) each forward entry's edge position.
+    // Each entry's row, its forward flag, then (the scan, in place) each forward
+    // entry's edge position.
+    let rows = tier.alloc::<u32>(m)?;
     let forward = tier.alloc::<u32>(m)?;
     let mut at = tier.alloc::<u32>(m)?;
-    let mut args = graph.to_vec();
-    args.extend([forward.arg(), status.arg()]);
-    tier.launch(&program, "csr_entries", m, 0, &args)?;
-    let mut args = graph.to_vec();
-    args.extend([
-        weights.as_ref().map_or(targets.arg(), |w| w.arg()),
-        Arg::U32(dtype.map_or(0, key_kind)),
-        status.arg(),
-    ]);
-    tier.launch(&program, "csr_symmetric", m, 0, &args)?;
-    tier.copy_at(&forward, 0, &mut at, 0, m)?;
-    tier.scan_queued(&mut at, None, ScanOp::Sum, ScanKind::Exclusive)?;
+    tier.launch(
+        &program,
+        "csr_entries",
+        m,
+        0,
+        &[
+            offsets.arg(),
+            Arg::U32(n as u32),
+            targets.arg(),
+            Arg::U32(m as u32),
+            rows.arg(),
+            forward.arg(),
+            status.arg(),
+        ],
+    )?;
     let mut found = [0u32; STATUS_WORDS];
     tier.read(&status, &mut found)?;
-    if [OFFSETS, RANGE, UNPAIRED]
-        .iter()
-        .any(|&w| found[w] != NOT_FOUND)
-    {
+    if found[OFFSETS] != NOT_FOUND || found[RANGE] != NOT_FOUND {
+        return rejected(tier, &offsets, Some(&targets), weights.as_ref());
+    }
+    let weight_arg = weights.as_ref().map_or(targets.arg(), |w| w.arg());
+    let kind = Arg::U32(dtype.map_or(0, key_kind));
+    // Rows not sorted by target cannot be bisected: their entries go to a hash table
+    // (at most half full, so that every probe ends at an empty slot soon).
+    let table = match found[UNSORTED] {
+        NOT_FOUND => None,
+        _ => {
+            let slots = (2 * m).next_power_of_two();
+            let mut table = tier.alloc::<u32>(slots)?;
+            tier.fill(&mut table, NOT_FOUND, slots)?;
+            tier.launch(
+                &program,
+                "csr_table",
+                m,
+                0,
+                &[
+                    rows.arg(),
+                    targets.arg(),
+                    Arg::U32(m as u32),
+                    Arg::U32(n as u32),
+                    weight_arg,
+                    kind,
+                    table.arg(),
+                    Arg::U64(slots as u64 - 1),
+                ],
+            )?;
+            Some(table)
+        }
+    };
+    tier.launch(
+        &program,
+        "csr_symmetric",
+        m,
+        0,
+        &[
+            offsets.arg(),
+            rows.arg(),
+            targets.arg(),
+            Arg::U32(m as u32),
+            Arg::U32(n as u32),
+            weight_arg,
+            kind,
+            table.as_ref().map_or(rows.arg(), |t| t.arg()),
+            Arg::U64(table.as_ref().map_or(0, |t| t.len() as u64 - 1)),
+            status.arg(),
+        ],
+    )?;
+    tier.copy_at(&forward, 0, &mut at, 0, m)?;
+    tier.scan_queued(&mut at, None, ScanOp::Sum, ScanKind::Exclusive)?;
+    tier.read(&status, &mut found)?;
+    drop(table);
+    if found[UNPAIRED] != NOT_FOUND {
         return rejected(tier, &offsets, Some(&targets), weights.as_ref());
     }
     let count = (tier.read_one(&at, m - 1)? + tier.read_one(&forward, m - 1)?) as usize;
@@ -168,17 +219,19 @@ pub(crate) unsafe fn edge_list<D: Device>(
         },
         ids: tier.alloc(count)?,
     };
-    let mut args = graph.to_vec();
-    args.extend([
+    let args = [
+        rows.arg(),
+        targets.arg(),
+        Arg::U32(m as u32),
         forward.arg(),
         at.arg(),
-        weights.as_ref().map_or(targets.arg(), |w| w.arg()),
+        weight_arg,
         Arg::U32(words as u32),
         edges.u.arg(),
         edges.v.arg(),
         edges.weights.as_ref().map_or(edges.u.arg(), |w| w.arg()),
         edges.ids.arg(),
-    ]);
+    ];
     // Queued: the solver's work follows on the same queue.
     tier.launch(&program, "csr_edges", m, 0, &args)?;
     Ok(CsrChecked::Edges(edges))
