@@ -757,6 +757,11 @@ fn invalid_csr_graphs_in_device_memory_give_the_host_paths_errors() {
         same_csr_error(&ctx, &offsets, &targets, &nan, |w| Weights::F64(w));
         let nan = [1.0f32, 1.0, f32::NAN, 3.0, 2.0];
         same_csr_error(&ctx, &offsets, &targets, &nan, |w| Weights::F32(w));
+        // On a self-loop's entry alone (no edge, but refused as on the host).
+        let nan = [1.0f32, 1.0, 2.0, 2.0, f32::NAN];
+        same_csr_error(&ctx, &offsets, &targets, &nan, |w| Weights::F32(w));
+        let nan = [1.0f64, 1.0, 2.0, 2.0, -f64::NAN];
+        same_csr_error(&ctx, &offsets, &targets, &nan, |w| Weights::F64(w));
         // No entries: every vertex its own component.
         let empty = CsrOnDevice::new(&ctx, &[0, 0, 0, 0], &[], Some(&[0u32; 0][..]));
         let forest = empty.solve(&ctx, &MsfOptions::default()).unwrap();

@@ -1192,13 +1192,15 @@ __kernel void rs_carry_positions(__global const ulong* ids, uint count, uint car
 // ---- CSR graphs in device memory: checked there, their u < v entries made an edge list ----
 // `status` words (CSR_* in src/tier/gpu/msf/csr.rs), each 0xFFFFFFFF until something
 // is found, then the least entry found: 0 offsets (check_offsets writes it), 1 a target
-// out of range, 2 a row not sorted by target, 3 an entry without its reverse. The
+// out of range, 2 a row not sorted by target, 3 an entry without its reverse, 4 a
+// self-loop with a NaN weight (it becomes no edge, but the host refuses it too). The
 // kernels after check_offsets return at once when it found something, so that no
 // offset beyond the targets is followed.
 #define CSR_OFFSETS 0
 #define CSR_RANGE 1
 #define CSR_UNSORTED 2
 #define CSR_UNPAIRED 3
+#define CSR_LOOP_NAN 4
 #define CSR_NONE 0xFFFFFFFFu
 
 // The row of entry p < offsets[vertices]: the x with offsets[x] <= p < offsets[x + 1].
@@ -1214,11 +1216,12 @@ inline uint csr_row(__global const ulong* offsets, uint vertices, ulong p) {
     return lo;
 }
 
-// Per entry: its row into `rows`, its target in range, its row's order, and a 1 in
-// `forward` where it is an edge (source < target; self-loops and reverse entries are
-// not).
+// Per entry: its row into `rows`, its target in range, its row's order, a NaN weight
+// (`kind` 2: floats) on a self-loop, and a 1 in `forward` where it is an edge (source <
+// target; self-loops and reverse entries are not).
 __kernel void csr_entries(__global const ulong* offsets, uint vertices,
-                          __global const uint* targets, uint entries, __global uint* rows,
+                          __global const uint* targets, uint entries,
+                          __global const Key* weights, uint kind, __global uint* rows,
                           __global uint* forward, __global uint* status) {
     uint p = get_global_id(0);
     if (p >= entries || status[CSR_OFFSETS] != CSR_NONE)
@@ -1230,6 +1233,12 @@ __kernel void csr_entries(__global const ulong* offsets, uint vertices,
         atomic_min(&status[CSR_RANGE], p);
     if (p + 1 < offsets[s + 1] && targets[p + 1] < t)
         atomic_min(&status[CSR_UNSORTED], p);
+#if KEYS
+    Key magnitude = ~((Key)1 << (sizeof(Key) * 8 - 1));
+    Key infinity = sizeof(Key) == 8 ? (Key)0x7FF0000000000000ul : (Key)0x7F800000u;
+    if (s == t && kind == 2 && (weights[p] & magnitude) > infinity)
+        atomic_min(&status[CSR_LOOP_NAN], p);
+#endif
 }
 
 // A weight as the symmetry check compares it: its bits, but (floats, `kind` 2) one

@@ -264,12 +264,19 @@ unsafe fn csr_edges<D: Device>(
                 targets: &targets,
                 weights: weights.as_ref().map(WeightVec::as_weights),
             };
-            Err(match prepare::endpoints(&graph, false, true) {
-                Err(error) => error,
-                Ok(_) => Error::internal(
-                    "the device's checks rejected a CSR graph that the host's checks accept",
-                ),
-            })
+            // The host's checks in the host's order: shape and symmetry, then NaN.
+            let nan = |ends: prepare::Endpoints<'_>| {
+                let weights = weights.as_ref().map(WeightVec::as_weights);
+                prepare::reject_nan_in(weights, ends.ids.as_deref(), ends.u.len())
+            };
+            Err(
+                match prepare::endpoints(&graph, false, true).and_then(nan) {
+                    Err(error) => error,
+                    Ok(()) => Error::internal(
+                        "the device's checks rejected a CSR graph that the host's checks accept",
+                    ),
+                },
+            )
         }
     }
 }

@@ -24,11 +24,12 @@ pub(crate) struct ResidentCsr {
 
 /// The status words of the checks (CSR_* in msf.cl): each the least entry (or offset
 /// index) found wrong, NOT_FOUND when none.
-const STATUS_WORDS: usize = 4;
+const STATUS_WORDS: usize = 5;
 const OFFSETS: usize = 0;
 const RANGE: usize = 1;
 const UNSORTED: usize = 2;
 const UNPAIRED: usize = 3;
+const LOOP_NAN: usize = 4;
 const NOT_FOUND: u32 = u32::MAX;
 
 /// A checked CSR graph's edges, in gpumst's device memory.
@@ -84,9 +85,9 @@ pub(crate) unsafe fn edge_list<D: Device>(
     csr: &ResidentCsr,
 ) -> Result<CsrChecked<D>> {
     let (n, m) = (csr.num_vertices, csr.num_entries);
-    if m >= NOT_FOUND as usize {
+    if m >= NOT_FOUND as usize || n >= NOT_FOUND as usize {
         return Err(Error::invalid_argument(format!(
-            "a CSR graph in device memory has at most {} entries; this one has {m}",
+            "a CSR graph in device memory has at most {} vertices and entries; this one has {n} and {m}",
             NOT_FOUND - 1
         )));
     }
@@ -133,6 +134,8 @@ pub(crate) unsafe fn edge_list<D: Device>(
     let rows = tier.alloc::<u32>(m)?;
     let forward = tier.alloc::<u32>(m)?;
     let mut at = tier.alloc::<u32>(m)?;
+    let weight_arg = weights.as_ref().map_or(targets.arg(), |w| w.arg());
+    let kind = Arg::U32(dtype.map_or(0, key_kind));
     tier.launch(
         &program,
         "csr_entries",
@@ -143,6 +146,8 @@ pub(crate) unsafe fn edge_list<D: Device>(
             Arg::U32(n as u32),
             targets.arg(),
             Arg::U32(m as u32),
+            weight_arg,
+            kind,
             rows.arg(),
             forward.arg(),
             status.arg(),
@@ -153,8 +158,6 @@ pub(crate) unsafe fn edge_list<D: Device>(
     if found[OFFSETS] != NOT_FOUND || found[RANGE] != NOT_FOUND {
         return rejected(tier, &offsets, Some(&targets), weights.as_ref());
     }
-    let weight_arg = weights.as_ref().map_or(targets.arg(), |w| w.arg());
-    let kind = Arg::U32(dtype.map_or(0, key_kind));
     // Rows not sorted by target cannot be bisected: their entries go to a hash table
     // (at most half full, so that every probe ends at an empty slot soon).
     let table = match found[UNSORTED] {
@@ -204,7 +207,7 @@ pub(crate) unsafe fn edge_list<D: Device>(
     tier.scan_queued(&mut at, None, ScanOp::Sum, ScanKind::Exclusive)?;
     tier.read(&status, &mut found)?;
     drop(table);
-    if found[UNPAIRED] != NOT_FOUND {
+    if found[UNPAIRED] != NOT_FOUND || found[LOOP_NAN] != NOT_FOUND {
         return rejected(tier, &offsets, Some(&targets), weights.as_ref());
     }
     let count = (tier.read_one(&at, m - 1)? + tier.read_one(&forward, m - 1)?) as usize;
