@@ -181,6 +181,52 @@ fn count(n: u64, name: &str) -> Result<usize> {
     usize::try_from(n).map_err(|_| Error::invalid_argument(format!("{name} is too large")))
 }
 
+/// A copy of the caller's graph, of which only its `struct_size` bytes are read: a
+/// caller compiled before CSR graphs passes a shorter struct, an edge list.
+///
+/// # Safety
+/// `graph` is NULL or points to `struct_size` readable bytes of a gpumst_device_graph.
+unsafe fn read_device_graph(graph: *const gpumst_device_graph) -> Result<gpumst_device_graph> {
+    if graph.is_null() {
+        return Err(Error::invalid_argument("graph is NULL"));
+    }
+    // SAFETY: every version of the struct starts with struct_size.
+    let size = unsafe { std::ptr::addr_of!((*graph).struct_size).read_unaligned() };
+    let full = std::mem::size_of::<gpumst_device_graph>();
+    if size < EDGE_LIST_ONLY_SIZE {
+        return Err(Error::invalid_argument(format!(
+            "graph.struct_size = {size} is smaller than sizeof(gpumst_device_graph) = {full}: fill the graph with gpumst_device_graph_init or gpumst_device_graph_init_csr"
+        )));
+    }
+    let mut copy = gpumst_device_graph {
+        struct_size: size,
+        weight_type: 0,
+        num_vertices: 0,
+        num_edges: 0,
+        u: std::ptr::null_mut(),
+        v: std::ptr::null_mut(),
+        weights: std::ptr::null_mut(),
+        kind: GPUMST_GRAPH_EDGE_LIST,
+        offsets: std::ptr::null_mut(),
+        targets: std::ptr::null_mut(),
+    };
+    // SAFETY: the caller's struct holds `size` bytes, and the copy `full`; every field
+    // is a plain number or pointer, valid for any bytes.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            graph.cast::<u8>(),
+            std::ptr::addr_of_mut!(copy).cast::<u8>(),
+            size.min(full),
+        )
+    };
+    if size < full {
+        copy.kind = GPUMST_GRAPH_EDGE_LIST;
+        copy.offsets = std::ptr::null_mut();
+        copy.targets = std::ptr::null_mut();
+    }
+    Ok(copy)
+}
+
 /// The minimum spanning forest of a graph in device memory, under the (weight, edge
 /// id) order: the same edges as gpumst_msf on the same arrays. The graph is validated
 /// on the device (ids in range, no NaN weight; a CSR's offsets and symmetry) with
@@ -225,19 +271,9 @@ pub unsafe extern "C" fn gpumst_msf_device(
 ) -> gpumst_status {
     with_context(ctx, "gpumst_msf_device", |c| {
         // SAFETY: the caller passes NULL or a readable gpumst_device_graph.
-        let raw =
-            unsafe { graph.as_ref() }.ok_or_else(|| Error::invalid_argument("graph is NULL"))?;
-        if raw.struct_size < EDGE_LIST_ONLY_SIZE {
-            return Err(Error::invalid_argument(format!(
-                "graph.struct_size = {} is smaller than sizeof(gpumst_device_graph) = {}: fill the graph with gpumst_device_graph_init or gpumst_device_graph_init_csr",
-                raw.struct_size,
-                std::mem::size_of::<gpumst_device_graph>()
-            )));
-        }
-        let kind = match raw.struct_size < std::mem::size_of::<gpumst_device_graph>() {
-            true => GPUMST_GRAPH_EDGE_LIST,
-            false => raw.kind,
-        };
+        // SAFETY: the caller passes NULL or a readable graph of its struct_size.
+        let raw = unsafe { read_device_graph(graph) }?;
+        let kind = raw.kind;
         if flags & !(GPUMST_MSF_UNWEIGHTED | GPUMST_MSF_MAXIMUM) != 0 {
             return Err(Error::invalid_argument(format!(
                 "flags = {flags:#x} has bits gpumst_msf_device does not take (GPUMST_MSF_UNWEIGHTED and GPUMST_MSF_MAXIMUM only; labels are not computed for device graphs)"
