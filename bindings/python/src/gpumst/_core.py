@@ -1048,9 +1048,10 @@ def scan(
 
     A CUDA array (``__cuda_array_interface__`` or DLPack, on a CUDA context) is scanned
     where it is, into ``out`` (a CUDA array) or a new :class:`DeviceArray`;
-    ``segmented_scan`` (with ``offsets``), ``argmin``, ``argmax``, ``segmented_argmin``
-    and ``segmented_argmax`` take CUDA arrays too (offsets as a uint64 CUDA array; the
-    segmented results stay on the GPU, an empty segment's index as UINT64_MAX).
+    ``segmented_scan``, ``argmin``, ``argmax``, ``segmented_argmin`` and
+    ``segmented_argmax`` take CUDA arrays too (offsets as a uint64 CUDA array, head
+    flags as a one-byte one: uint8, int8 or bool; the segmented results stay on the
+    GPU, an empty segment's index as UINT64_MAX).
 
     >>> import gpumst
     >>> gpumst.scan([3, 1, 4, 1, 5], exclusive=True).tolist()
