@@ -90,6 +90,22 @@ static void forest_matches_the_host_path(gpumst_context *ctx, struct device *d)
     CHECK_STATUS(gpumst_msf_device(ctx, &dg, GPUMST_ALGORITHM_AUTO, 0, ids, NULL, NULL, NULL, NULL),
                  GPUMST_OK);
 
+    /* Component labels on the device from the forest's ids, against the host's. */
+    uint64_t forest_edges = 0;
+    CHECK_STATUS(gpumst_msf_device(ctx, &dg, GPUMST_ALGORITHM_AUTO, 0, ids, NULL, &forest_edges, NULL, NULL),
+                 GPUMST_OK);
+    void *dlabels = device_copy(d, NULL, N * sizeof(uint32_t));
+    CHECK_STATUS(gpumst_forest_labels_device(ctx, &dg, ids, forest_edges, dlabels, NULL), GPUMST_OK);
+    static uint32_t labels[N];
+    device_read(d, dlabels, labels, sizeof labels);
+    gpumst_forest *labelled = NULL;
+    CHECK_STATUS(gpumst_msf(ctx, &hg, GPUMST_ALGORITHM_AUTO, GPUMST_MSF_LABELS, &labelled), GPUMST_OK);
+    CHECK(labelled && memcmp(labels, gpumst_forest_labels(labelled), sizeof labels) == 0,
+          "the device's labels differ from the host's");
+    gpumst_forest_free(labelled);
+    CHECK_STATUS(gpumst_forest_labels_device(ctx, &dg, ids, forest_edges, NULL, NULL), GPUMST_INVALID_ARGUMENT);
+    device_free(d, dlabels);
+
     /* Errors: the host path's messages; refused flags and algorithms. */
     char host_message[512], device_message[512];
     uint32_t bad = N + 5;

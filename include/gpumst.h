@@ -518,6 +518,15 @@ gpumst_status gpumst_context_native(struct gpumst_context *ctx, struct gpumst_na
 // the next power of two at or above twice the entries) built for the check.
 gpumst_status gpumst_msf_device(struct gpumst_context *ctx, const struct gpumst_device_graph *graph, gpumst_algorithm algorithm, uint32_t flags, void *edge_ids, void *stream, uint64_t *num_edges, uint64_t *num_components, struct gpumst_total_weight *total);
 
+// Writes to device memory `labels` (num_vertices uint32_t) the component labels of
+// the forest whose `num_edges` edge ids (uint64_t, device memory, as gpumst_msf_device
+// writes them; any of the graph's edge ids will do) are at `edge_ids`: per vertex the
+// smallest vertex id of its component, as gpumst_forest_labels gives them for host
+// graphs. After the work the caller issued to `stream` (NULL: none); complete when the
+// call returns. An id that is not one of the graph's edges (or whose edge has an end
+// out of range) is GPUMST_INVALID_ARGUMENT, naming its index.
+gpumst_status gpumst_forest_labels_device(struct gpumst_context *ctx, const struct gpumst_device_graph *graph, const void *edge_ids, uint64_t num_edges, void *labels, void *stream);
+
 // Scans `n` elements of `dtype` in device memory from `input` into `output` (as
 // gpumst_scan; `output == input` scans in place), after the work the caller issued
 // to `stream` (NULL: none). Complete when the call returns.

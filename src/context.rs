@@ -467,6 +467,34 @@ impl Context {
         unsafe { self.msf_of_device_input(msf::DeviceInput::Csr(graph), options, output) }
     }
 
+    /// Writes the component labels of a forest of `graph` (its `count` edge ids, u64
+    /// at device address `ids`) to device memory `labels` (one u32 per vertex): per
+    /// vertex the smallest vertex of its component, as [`Forest::labels`] gives them
+    /// for host graphs. The work follows what the caller issued to `queue` (0: none)
+    /// and is complete when the call returns.
+    ///
+    /// # Safety
+    /// As [`Context::msf_on_device`], for `graph`, `ids` (`count` u64) and `labels`.
+    pub unsafe fn forest_labels_on_device(
+        &self,
+        graph: msf::DeviceInput<'_>,
+        ids: usize,
+        count: usize,
+        labels: usize,
+        queue: usize,
+    ) -> Result<()> {
+        // SAFETY (both arms): the caller's promise, passed on.
+        match self.gpu_backend()? {
+            Backend::OpenCl(cl) => self.on_cpu_threads(|| unsafe {
+                msf::forest_labels_on_device(cl, graph, ids, count, labels, queue)
+            }),
+            Backend::Cuda(cuda) => self.on_cpu_threads(|| unsafe {
+                msf::forest_labels_on_device(cuda, graph, ids, count, labels, queue)
+            }),
+            Backend::Cpu(_) => unreachable!("gpu_backend returns GPU tiers"),
+        }
+    }
+
     /// # Safety
     /// As [`Context::msf_on_device`].
     unsafe fn msf_of_device_input(

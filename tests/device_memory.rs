@@ -768,3 +768,88 @@ fn invalid_csr_graphs_in_device_memory_give_the_host_paths_errors() {
         assert_eq!((forest.num_edges, forest.num_components), (0, 3));
     }
 }
+
+/// Component labels of a device forest, on the device, against the host's labels:
+/// edge lists and CSRs, many components; an id that is no edge is refused.
+#[test]
+fn forest_labels_in_device_memory_match_the_hosts() {
+    use gpumst::msf::DeviceInput;
+    let n = 3000;
+    let (u, v) = random_graph(n, 2500, 21);
+    let w: Vec<u32> = (0..u.len()).map(|e| (e as u32 * 7919) % 97).collect();
+    let (offsets, targets, cw) = csr_of(n, &u, &v, &w, false, |x| x);
+    for ctx in gpu_tiers() {
+        let labelled = MsfOptions {
+            labels: true,
+            ..MsfOptions::default()
+        };
+        let host = ctx
+            .msf(
+                &Graph::EdgeList {
+                    num_vertices: n,
+                    u: &u,
+                    v: &v,
+                    weights: Some(Weights::U32(&w)),
+                },
+                &labelled,
+            )
+            .unwrap();
+        let labels = ctx.upload(&vec![u32::MAX; n]).unwrap();
+        let address = labels.device_address().unwrap();
+        let read = |ctx: &Context| {
+            let mut got = vec![0u32; n];
+            ctx.download(&labels, &mut got).unwrap();
+            got
+        };
+        let edge_list = OnDevice::new(&ctx, n, &u, &v, Some(&w));
+        let forest = edge_list.solve(&ctx, &MsfOptions::default()).unwrap();
+        let graph = edge_list.graph();
+        let ids = edge_list.ids.device_address().unwrap();
+        // SAFETY (each call): live buffers of ctx's tier of the lengths given.
+        unsafe {
+            ctx.forest_labels_on_device(
+                DeviceInput::EdgeList(&graph),
+                ids,
+                forest.num_edges,
+                address,
+                0,
+            )
+        }
+        .unwrap();
+        assert_eq!(
+            read(&ctx),
+            host.labels.clone().unwrap(),
+            "edge list on {}",
+            ctx.tier()
+        );
+        let csr = CsrOnDevice::new(&ctx, &offsets, &targets, Some(&cw[..]));
+        let forest = csr.solve(&ctx, &MsfOptions::default()).unwrap();
+        let graph = csr.graph();
+        let ids = csr.ids.device_address().unwrap();
+        unsafe {
+            ctx.forest_labels_on_device(DeviceInput::Csr(&graph), ids, forest.num_edges, address, 0)
+        }
+        .unwrap();
+        assert_eq!(
+            read(&ctx),
+            host.labels.clone().unwrap(),
+            "CSR on {}",
+            ctx.tier()
+        );
+        // An id past the edges.
+        let bad = ctx.upload(&[0u64, u.len() as u64]).unwrap();
+        let graph = edge_list.graph();
+        let e = unsafe {
+            ctx.forest_labels_on_device(
+                DeviceInput::EdgeList(&graph),
+                bad.device_address().unwrap(),
+                2,
+                address,
+                0,
+            )
+        }
+        .unwrap_err();
+        assert_eq!(e.status(), Status::InvalidArgument, "{e}");
+        assert!(e.message().contains("edge_ids[1]"), "{e}");
+    }
+}

@@ -1354,3 +1354,37 @@ __kernel void csr_edges(__global const uint* rows, __global const uint* targets,
     for (uint k = 0; k < weight_words; k++)
         ew[(ulong)weight_words * e + k] = weights[(ulong)weight_words * p + k];
 }
+
+// ---- component labels of a forest in device memory ----
+// Per forest edge (id `ids[i]`): the roots of its ends, the higher linked under the
+// lower by compare-and-swap, so that every tree's root stays its smallest vertex;
+// uf_flatten then makes each vertex's label that root (the host's labels). The ends
+// are u[e] and v[e] of an edge list, or, with `csr`, entry e's row (by bisection of
+// `offsets`) and target (`v` holds the targets). An id not below `edges`, or an end
+// out of range, is refused: `bad` keeps the least such i.
+__kernel void labels_link(__global const ulong* ids, uint count, ulong edges,
+                          __global const uint* u, __global const uint* v,
+                          __global const ulong* offsets, uint csr, uint vertices,
+                          __global volatile uint* parent, __global uint* bad) {
+    uint i = get_global_id(0);
+    if (i >= count)
+        return;
+    ulong e = ids[i];
+    if (e >= edges) {
+        atomic_min(bad, i);
+        return;
+    }
+    uint a = csr ? csr_row(offsets, vertices, e) : u[e], b = v[e];
+    if (a >= vertices || b >= vertices) {
+        atomic_min(bad, i);
+        return;
+    }
+    for (;;) {
+        uint ra = find_root_fresh(parent, a), rb = find_root_fresh(parent, b);
+        if (ra == rb)
+            return;
+        uint high = max(ra, rb), low = min(ra, rb);
+        if (atomic_cmpxchg(&parent[high], high, low) == high)
+            return;
+    }
+}

@@ -11,7 +11,7 @@ use super::{
     gpumst_tier, kind_from_c, op_from_c, tier_to_c, with_context, GPUMST_INVALID_ARGUMENT,
     GPUMST_OK,
 };
-use crate::msf::{DeviceCsrGraph, DeviceGraph, DeviceOutput, MsfOptions};
+use crate::msf::{DeviceCsrGraph, DeviceGraph, DeviceInput, DeviceOutput, MsfOptions};
 use crate::types::{DType, Element, Extreme, Stored};
 use crate::{Buffer, Context, Error, Result};
 
@@ -337,6 +337,71 @@ pub unsafe extern "C" fn gpumst_msf_device(
             }
         }
         Ok(())
+    })
+}
+
+/// Writes to device memory `labels` (num_vertices uint32_t) the component labels of
+/// the forest whose `num_edges` edge ids (uint64_t, device memory, as gpumst_msf_device
+/// writes them; any of the graph's edge ids will do) are at `edge_ids`: per vertex the
+/// smallest vertex id of its component, as gpumst_forest_labels gives them for host
+/// graphs. After the work the caller issued to `stream` (NULL: none); complete when the
+/// call returns. An id that is not one of the graph's edges (or whose edge has an end
+/// out of range) is GPUMST_INVALID_ARGUMENT, naming its index.
+#[no_mangle]
+pub unsafe extern "C" fn gpumst_forest_labels_device(
+    ctx: *mut gpumst_context,
+    graph: *const gpumst_device_graph,
+    edge_ids: *const c_void,
+    num_edges: u64,
+    labels: *mut c_void,
+    stream: *mut c_void,
+) -> gpumst_status {
+    with_context(ctx, "gpumst_forest_labels_device", |c| {
+        // SAFETY: the caller passes NULL or a readable graph of its struct_size.
+        let raw = unsafe { read_device_graph(graph) }?;
+        let (vertices, edges) = (
+            count(raw.num_vertices, "graph.num_vertices")?,
+            count(raw.num_edges, "graph.num_edges")?,
+        );
+        let (list, csr);
+        let input = match raw.kind {
+            GPUMST_GRAPH_EDGE_LIST => {
+                list = DeviceGraph {
+                    num_vertices: vertices,
+                    num_edges: edges,
+                    u: raw.u as usize,
+                    v: raw.v as usize,
+                    weights: None,
+                };
+                DeviceInput::EdgeList(&list)
+            }
+            GPUMST_GRAPH_CSR => {
+                csr = DeviceCsrGraph {
+                    num_vertices: vertices,
+                    num_entries: edges,
+                    offsets: raw.offsets as usize,
+                    targets: raw.targets as usize,
+                    weights: None,
+                };
+                DeviceInput::Csr(&csr)
+            }
+            other => {
+                return Err(Error::invalid_argument(format!(
+                    "graph.kind = {other} is neither GPUMST_GRAPH_EDGE_LIST nor GPUMST_GRAPH_CSR"
+                )))
+            }
+        };
+        let ids = count(num_edges, "num_edges")?;
+        // SAFETY: the caller's contract on the device arrays and the stream.
+        unsafe {
+            c.forest_labels_on_device(
+                input,
+                edge_ids as usize,
+                ids,
+                labels as usize,
+                stream as usize,
+            )
+        }
     })
 }
 

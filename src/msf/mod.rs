@@ -35,8 +35,8 @@ use crate::tier::opencl::OpenClTier;
 pub use crate::types::Algorithm;
 use crate::types::Element;
 use crate::{alloc, profile, Error, Result, Tier};
-pub(crate) use on_device::{minimum_spanning_forest_on_device, DeviceInput};
-pub use on_device::{DeviceCsrGraph, DeviceForest, DeviceGraph, DeviceOutput};
+pub(crate) use on_device::{forest_labels_on_device, minimum_spanning_forest_on_device};
+pub use on_device::{DeviceCsrGraph, DeviceForest, DeviceGraph, DeviceInput, DeviceOutput};
 use prepare::{Prepared, Priority, WeightKey};
 use union_find::UnionFind;
 

@@ -5,6 +5,7 @@
 use super::prepare::{self, WeightKey};
 use super::{device_adjacency, sum_of_weights, MsfOptions, TotalWeight};
 use crate::tier::gpu::msf::csr::{self, CsrChecked, ResidentCsr};
+use crate::tier::gpu::msf::labels::{self, LabelEnds};
 use crate::tier::gpu::msf::resident::{
     self, Finding, ResidentEdges, ResidentOutcome, ResidentRequest, Total, Work,
 };
@@ -73,7 +74,7 @@ pub struct DeviceCsrGraph {
 
 /// A graph in device memory, in either layout.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum DeviceInput<'g> {
+pub enum DeviceInput<'g> {
     EdgeList(&'g DeviceGraph),
     Csr(&'g DeviceCsrGraph),
 }
@@ -314,5 +315,55 @@ pub(super) fn finding_error(finding: Finding, num_vertices: usize, ids: Option<&
         Finding::NanWeight { edge } => {
             prepare::nan_weight(ids.is_some(), ids.map_or(edge as u64, |ids| ids[edge]))
         }
+    }
+}
+
+/// Writes to `labels` (device memory, one u32 per vertex) the component labels of the
+/// forest whose `count` edge ids (u64, device memory) are at `ids`: per vertex the
+/// smallest vertex of its component, as [`crate::Forest::labels`]. Any set of the
+/// graph's edge ids will do (its components are labelled).
+///
+/// # Safety
+/// As [`minimum_spanning_forest_on_device`], for `graph`, `ids` and `labels`.
+pub(crate) unsafe fn forest_labels_on_device<D: Device>(
+    tier: &Gpu<D>,
+    graph: DeviceInput<'_>,
+    ids: usize,
+    count: usize,
+    labels: usize,
+    queue: usize,
+) -> Result<()> {
+    let n = graph.num_vertices();
+    prepare::check_vertex_count(n)?;
+    if n >= u32::MAX as usize || count >= u32::MAX as usize {
+        return Err(Error::invalid_argument(format!(
+            "labels in device memory take fewer than 2^32 - 1 vertices and edge ids; got {n} and {count}"
+        )));
+    }
+    let (ends, edges) = match graph {
+        DeviceInput::EdgeList(g) => (
+            LabelEnds::EdgeList {
+                u: g.u,
+                v: g.v,
+                edges: g.num_edges,
+            },
+            g.num_edges,
+        ),
+        DeviceInput::Csr(g) => (
+            LabelEnds::Csr {
+                offsets: g.offsets,
+                targets: g.targets,
+                entries: g.num_entries,
+            },
+            g.num_entries,
+        ),
+    };
+    // SAFETY (both): the caller's promise.
+    unsafe { tier.follow(queue as *mut std::ffi::c_void)? };
+    match unsafe { labels::forest_labels(tier, ends, n, ids, count, labels) }? {
+        None => Ok(()),
+        Some(i) => Err(Error::invalid_argument(format!(
+            "edge_ids[{i}] is not one of the graph's {edges} edge ids, or names an edge whose ends are not below {n}"
+        ))),
     }
 }

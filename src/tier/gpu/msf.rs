@@ -15,6 +15,7 @@
 use std::borrow::Cow;
 
 pub(crate) mod csr;
+pub(crate) mod labels;
 pub(crate) mod resident;
 
 use super::{Arg, Device, DeviceBuffer, Gpu, ProgramKind};
