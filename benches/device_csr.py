@@ -1,6 +1,7 @@
-"""A graph in device memory as an edge list and as a symmetric CSR (rows in edge order,
-then sorted by target), through the Python binding on CUDA arrays: the median of
-REPEAT calls after a warm one, each forest's total and component count compared.
+"""A graph in device memory as an edge list (without and with component labels) and as a
+symmetric CSR (rows in edge order, then sorted by target), through the Python binding on
+CUDA arrays: the median of REPEAT calls after a warm one, each forest's total and
+component count compared, and the device's labels compared with the host's.
 
 Usage (on a machine with CUDA; see docs/performance-log.md, twenty-fourth session):
     GPUMST_LIBRARY=.../libgpumst.so PYTHONPATH=bindings/python/src \
@@ -54,6 +55,12 @@ def compare(path):
     whole = ctx.minimum_spanning_forest(du, dv, dw, num_vertices=n)
     edge = partial(ctx.minimum_spanning_forest, du, dv, dw, num_vertices=n, total_weight=False)
     row = [f"{path.split('/')[-1]} n={n} m={len(u)}", f"edge list {median_ms(edge):.3f} ms"]
+    # The same call with component labels computed on the device (gpumst_forest_labels_device).
+    labelled = ctx.minimum_spanning_forest(du, dv, dw, num_vertices=n, labels=True)
+    host = ctx.minimum_spanning_forest(u, v, w, num_vertices=n, labels=True)
+    assert np.array_equal(labelled.labels.get(), host.labels), "device labels differ from the host's"
+    with_labels = partial(ctx.minimum_spanning_forest, du, dv, dw, num_vertices=n, total_weight=False, labels=True)
+    row.append(f"with labels {median_ms(with_labels):.3f} ms")
     for sort in (False, True):
         offsets, targets, weights = csr_of(n, u, v, w, sort)
         do, dt, dcw = device(offsets), device(targets), device(weights)

@@ -500,8 +500,8 @@ gpumst_status gpumst_context_native(struct gpumst_context *ctx, struct gpumst_na
 //
 // The work starts after what the caller issued so far to `stream` (a `CUstream` or
 // `cl_command_queue` of the context's device; NULL: none), and is complete when the
-// call returns. `flags`: GPUMST_MSF_UNWEIGHTED, GPUMST_MSF_MAXIMUM (component labels
-// are not computed for device graphs: GPUMST_MSF_LABELS is refused). Every algorithm
+// call returns. `flags`: GPUMST_MSF_UNWEIGHTED, GPUMST_MSF_MAXIMUM (GPUMST_MSF_LABELS
+// is refused: gpumst_forest_labels_device writes the labels from the forest's ids). Every algorithm
 // but GPUMST_ALGORITHM_KRUSKAL (the host reference) is accepted; prim builds its
 // adjacency on the host, so it copies the graph there. A context without a GPU tier
 // fails with GPUMST_BACKEND_UNAVAILABLE.

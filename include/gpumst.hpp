@@ -1082,9 +1082,12 @@ struct DeviceForest {
 };
 
 struct DeviceMsfOptions {
-    MsfOptions msf;               // labels are not computed for device graphs
+    MsfOptions msf;               // msf.labels is refused: labels go to `labels` below
     void *stream = nullptr;       // the caller's CUstream or cl_command_queue
     bool total_weight = true;     // also compute DeviceForest::total_weight
+    // Device memory for num_vertices labels: where given, per vertex the smallest vertex
+    // id of its component, computed on the device from the forest (as Forest::labels).
+    std::uint32_t *labels = nullptr;
 };
 
 namespace detail {
@@ -1099,6 +1102,10 @@ inline DeviceForest device_msf(Context &ctx, const gpumst_device_graph &graph, s
                                 edge_ids, options.stream, &forest.num_edges, &forest.num_components,
                                 options.total_weight ? &raw : nullptr),
               "gpumst_msf_device");
+    if (options.labels != nullptr)
+        ctx.check(gpumst_forest_labels_device(ctx.handle("gpumst::minimum_spanning_forest_device"), &graph, edge_ids,
+                                              forest.num_edges, options.labels, nullptr),
+                  "gpumst_forest_labels_device");
     if (options.total_weight) {
         total.is_float = raw.is_float != 0;
         total.value = raw.value;

@@ -70,6 +70,26 @@ TEST(DeviceMemory, OpenClForestAndPrimitivesMatchTheHost)
                                                         static_cast<std::uint64_t *>(ids), no_total)
                      .total_weight.has_value());
 
+    // Labels on the device, for the first 300 edges (many components), against the host's.
+    const std::size_t few = 300;
+    gpumst::MsfOptions labelled;
+    labelled.labels = true;
+    const gpumst::Forest sparse = gpumst::minimum_spanning_forest(
+        ctx, n, gpumst::Span<const std::uint32_t>(u.data(), few), gpumst::Span<const std::uint32_t>(v.data(), few),
+        gpumst::Span<const double>(w.data(), few), labelled);
+    void *dlabels = device_copy(&d, nullptr, n * 4);
+    gpumst::DeviceMsfOptions with_labels;
+    with_labels.labels = static_cast<std::uint32_t *>(dlabels);
+    gpumst::minimum_spanning_forest_device(ctx, n, few, static_cast<const std::uint32_t *>(du),
+                                           static_cast<const std::uint32_t *>(dv), static_cast<const double *>(dw),
+                                           static_cast<std::uint64_t *>(ids), with_labels);
+    std::vector<std::uint32_t> labels(n);
+    device_read(&d, dlabels, labels.data(), n * 4);
+    const gpumst::Span<const std::uint32_t> expected_labels = sparse.labels();
+    EXPECT_EQ(labels, std::vector<std::uint32_t>(expected_labels.begin(), expected_labels.end()));
+    EXPECT_GT(sparse.num_components(), 100u);
+    device_free(&d, dlabels);
+
     // The same graph as a symmetric CSR (rows in edge order, self-loops once).
     std::vector<std::uint64_t> row_offsets(n + 1), fill(n);
     for (std::size_t e = 0; e < u.size(); e++) {

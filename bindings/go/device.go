@@ -6,11 +6,13 @@ package gpumst
 
 // Device addresses travel as integers and become pointers on the C side: they are
 // GPU memory (or OpenCL handles), never Go memory. An edge list's `first` and
-// `second` are u and v; a CSR's (`csr` != 0), its offsets and targets.
+// `second` are u and v; a CSR's (`csr` != 0), its offsets and targets. Where
+// `labels` is not 0, the forest's component labels are written there.
 static gpumst_status gpumstgo_msf_device(gpumst_context *ctx, int csr, uint64_t num_vertices,
 		uint64_t num_edges, uintptr_t first, uintptr_t second, gpumst_dtype weight_type,
 		uintptr_t weights, gpumst_algorithm algorithm, uint32_t flags, uintptr_t edge_ids,
-		uintptr_t stream, uint64_t *count, uint64_t *components, gpumst_total_weight *total) {
+		uintptr_t stream, uintptr_t labels, uint64_t *count, uint64_t *components,
+		gpumst_total_weight *total) {
 	gpumst_device_graph graph;
 	gpumst_status status = csr
 		? gpumst_device_graph_init_csr(&graph, num_vertices, num_edges, (void *)first,
@@ -19,8 +21,11 @@ static gpumst_status gpumstgo_msf_device(gpumst_context *ctx, int csr, uint64_t 
 			(void *)second, weight_type, (void *)weights);
 	if (status != GPUMST_OK)
 		return status;
-	return gpumst_msf_device(ctx, &graph, algorithm, flags, (void *)edge_ids, (void *)stream,
+	status = gpumst_msf_device(ctx, &graph, algorithm, flags, (void *)edge_ids, (void *)stream,
 		count, components, total);
+	if (status != GPUMST_OK || labels == 0)
+		return status;
+	return gpumst_forest_labels_device(ctx, &graph, (void *)edge_ids, *count, (void *)labels, NULL);
 }
 */
 import "C"
@@ -89,14 +94,19 @@ type DeviceOptions struct {
 	// NoTotalWeight leaves out the total weight, which brings the forest's
 	// weights over to the host.
 	NoTotalWeight bool
+	// Labels, where not 0, is device memory for NumVertices uint32 labels: per
+	// vertex the smallest vertex id of its component, computed on the device from
+	// the forest (as [Forest.Labels] for host graphs).
+	Labels DevicePtr
 }
 
 // MinimumSpanningForestDevice computes the minimum spanning forest of a graph in
 // device memory, with weights of type W, and writes its edge ids (uint64,
 // ascending) to device memory at edgeIDs, which holds min(NumVertices-1,
 // NumEdges) of them. Validation runs on the device and fails with
-// ErrInvalidGraph and the message the host call gives. Component labels are not
-// computed for device graphs; AlgorithmKruskal (the host reference) is refused.
+// ErrInvalidGraph and the message the host call gives. Component labels come
+// through [DeviceOptions].Labels (WithLabels is refused); AlgorithmKruskal (the
+// host reference) is refused.
 func MinimumSpanningForestDevice[W Weight](ctx *Context, g DeviceGraph, edgeIDs DevicePtr, dev DeviceOptions, opts ...Option) (*DeviceForest, error) {
 	return deviceMSF(ctx, "minimum spanning forest (device)", g.layout(), g.W, dtypeOf[W](), 0, edgeIDs, dev, opts)
 }
@@ -166,7 +176,7 @@ func deviceMSF(ctx *Context, op string, g deviceLayout, w DevicePtr, dtype C.gpu
 	s := C.gpumstgo_msf_device(ptr, cBool(g.csr), C.uint64_t(g.vertices), C.uint64_t(g.edges),
 		C.uintptr_t(g.first), C.uintptr_t(g.second), dtype, C.uintptr_t(w),
 		C.gpumst_algorithm(cfg.algorithm), cfg.flags|flags, C.uintptr_t(edgeIDs),
-		C.uintptr_t(dev.Stream), &count, &components, totalOut)
+		C.uintptr_t(dev.Stream), C.uintptr_t(dev.Labels), &count, &components, totalOut)
 	if s != C.GPUMST_OK {
 		return nil, fail(ptr, op, s)
 	}

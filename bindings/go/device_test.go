@@ -98,6 +98,25 @@ func TestDeviceForestMatchesTheHost(t *testing.T) {
 			if err != nil || noTotal.Total != nil {
 				t.Fatalf("unweighted without a total: %v %v", noTotal, err)
 			}
+			// Labels on the device for the first 250 edges (many components).
+			const few = 250
+			labels := devmem.Copy[uint32](dev, nil, g.n)
+			defer dev.Free(labels)
+			sparse := graph
+			sparse.NumEdges = few
+			if _, err := gpumst.MinimumSpanningForestDevice[float32](ctx, sparse, gpumst.DevicePtr(ids),
+				gpumst.DeviceOptions{Labels: gpumst.DevicePtr(labels)}); err != nil {
+				t.Fatal(err)
+			}
+			hostLabels, err := gpumst.MinimumSpanningForest(ctx, g.n, g.u[:few], g.v[:few], g.w[:few], gpumst.WithLabels())
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotLabels := make([]uint32, g.n)
+			devmem.Read(dev, labels, gotLabels)
+			if !slices.Equal(gotLabels, hostLabels.Labels) || hostLabels.NumComponents < 100 {
+				t.Fatalf("labels on the device differ from the host's (%d components)", hostLabels.NumComponents)
+			}
 			// The same graph as a symmetric CSR in device memory.
 			offsets, targets, cw := symmetricCSR(g.n, g.u, g.v, g.w)
 			dOffsets, dTargets := devmem.Copy(dev, offsets, len(offsets)), devmem.Copy(dev, targets, len(targets))

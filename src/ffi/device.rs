@@ -227,6 +227,52 @@ unsafe fn read_device_graph(graph: *const gpumst_device_graph) -> Result<gpumst_
     Ok(copy)
 }
 
+/// The caller's graph (read by [`read_device_graph`]) as the library takes it; its
+/// weights are read where `weighted`.
+enum CallerGraph {
+    EdgeList(DeviceGraph),
+    Csr(DeviceCsrGraph),
+}
+
+impl CallerGraph {
+    fn input(&self) -> DeviceInput<'_> {
+        match self {
+            CallerGraph::EdgeList(g) => DeviceInput::EdgeList(g),
+            CallerGraph::Csr(g) => DeviceInput::Csr(g),
+        }
+    }
+}
+
+fn caller_graph(raw: &gpumst_device_graph, weighted: bool) -> Result<CallerGraph> {
+    let weights = match raw.weights.is_null() || !weighted {
+        true => None,
+        false => Some((raw.weights as usize, dtype_from_c(raw.weight_type)?)),
+    };
+    let (vertices, edges) = (
+        count(raw.num_vertices, "graph.num_vertices")?,
+        count(raw.num_edges, "graph.num_edges")?,
+    );
+    match raw.kind {
+        GPUMST_GRAPH_EDGE_LIST => Ok(CallerGraph::EdgeList(DeviceGraph {
+            num_vertices: vertices,
+            num_edges: edges,
+            u: raw.u as usize,
+            v: raw.v as usize,
+            weights,
+        })),
+        GPUMST_GRAPH_CSR => Ok(CallerGraph::Csr(DeviceCsrGraph {
+            num_vertices: vertices,
+            num_entries: edges,
+            offsets: raw.offsets as usize,
+            targets: raw.targets as usize,
+            weights,
+        })),
+        other => Err(Error::invalid_argument(format!(
+            "graph.kind = {other} is neither GPUMST_GRAPH_EDGE_LIST nor GPUMST_GRAPH_CSR"
+        ))),
+    }
+}
+
 /// The minimum spanning forest of a graph in device memory, under the (weight, edge
 /// id) order: the same edges as gpumst_msf on the same arrays. The graph is validated
 /// on the device (ids in range, no NaN weight; a CSR's offsets and symmetry) with
@@ -241,8 +287,8 @@ unsafe fn read_device_graph(graph: *const gpumst_device_graph) -> Result<gpumst_
 ///
 /// The work starts after what the caller issued so far to `stream` (a `CUstream` or
 /// `cl_command_queue` of the context's device; NULL: none), and is complete when the
-/// call returns. `flags`: GPUMST_MSF_UNWEIGHTED, GPUMST_MSF_MAXIMUM (component labels
-/// are not computed for device graphs: GPUMST_MSF_LABELS is refused). Every algorithm
+/// call returns. `flags`: GPUMST_MSF_UNWEIGHTED, GPUMST_MSF_MAXIMUM (GPUMST_MSF_LABELS
+/// is refused: gpumst_forest_labels_device writes the labels from the forest's ids). Every algorithm
 /// but GPUMST_ALGORITHM_KRUSKAL (the host reference) is accepted; prim builds its
 /// adjacency on the host, so it copies the graph there. A context without a GPU tier
 /// fails with GPUMST_BACKEND_UNAVAILABLE.
@@ -270,23 +316,14 @@ pub unsafe extern "C" fn gpumst_msf_device(
     total: *mut gpumst_total_weight,
 ) -> gpumst_status {
     with_context(ctx, "gpumst_msf_device", |c| {
-        // SAFETY: the caller passes NULL or a readable gpumst_device_graph.
         // SAFETY: the caller passes NULL or a readable graph of its struct_size.
         let raw = unsafe { read_device_graph(graph) }?;
-        let kind = raw.kind;
         if flags & !(GPUMST_MSF_UNWEIGHTED | GPUMST_MSF_MAXIMUM) != 0 {
             return Err(Error::invalid_argument(format!(
-                "flags = {flags:#x} has bits gpumst_msf_device does not take (GPUMST_MSF_UNWEIGHTED and GPUMST_MSF_MAXIMUM only; labels are not computed for device graphs)"
+                "flags = {flags:#x} has bits gpumst_msf_device does not take (GPUMST_MSF_UNWEIGHTED and GPUMST_MSF_MAXIMUM only; component labels come from gpumst_forest_labels_device)"
             )));
         }
-        let weights = match raw.weights.is_null() {
-            true => None,
-            false => Some((raw.weights as usize, dtype_from_c(raw.weight_type)?)),
-        };
-        let (vertices, edges) = (
-            count(raw.num_vertices, "graph.num_vertices")?,
-            count(raw.num_edges, "graph.num_edges")?,
-        );
+        let graph = caller_graph(&raw, true)?;
         let options = MsfOptions {
             algorithm: algorithm_from_c(algorithm)?,
             labels: false,
@@ -299,30 +336,9 @@ pub unsafe extern "C" fn gpumst_msf_device(
             total_weight: !total.is_null(),
         };
         // SAFETY (both arms): the caller's contract on the device arrays and the stream.
-        let forest = match kind {
-            GPUMST_GRAPH_EDGE_LIST => unsafe {
-                let graph = DeviceGraph {
-                    num_vertices: vertices,
-                    num_edges: edges,
-                    u: raw.u as usize,
-                    v: raw.v as usize,
-                    weights,
-                };
-                c.msf_on_device(&graph, &options, &output)
-            },
-            GPUMST_GRAPH_CSR => unsafe {
-                let graph = DeviceCsrGraph {
-                    num_vertices: vertices,
-                    num_entries: edges,
-                    offsets: raw.offsets as usize,
-                    targets: raw.targets as usize,
-                    weights,
-                };
-                c.msf_csr_on_device(&graph, &options, &output)
-            },
-            other => Err(Error::invalid_argument(format!(
-                "graph.kind = {other} is neither GPUMST_GRAPH_EDGE_LIST nor GPUMST_GRAPH_CSR"
-            ))),
+        let forest = match &graph {
+            CallerGraph::EdgeList(g) => unsafe { c.msf_on_device(g, &options, &output) },
+            CallerGraph::Csr(g) => unsafe { c.msf_csr_on_device(g, &options, &output) },
         }?;
         // SAFETY (each write): the caller passes NULL or writable outputs.
         unsafe {
@@ -359,43 +375,12 @@ pub unsafe extern "C" fn gpumst_forest_labels_device(
     with_context(ctx, "gpumst_forest_labels_device", |c| {
         // SAFETY: the caller passes NULL or a readable graph of its struct_size.
         let raw = unsafe { read_device_graph(graph) }?;
-        let (vertices, edges) = (
-            count(raw.num_vertices, "graph.num_vertices")?,
-            count(raw.num_edges, "graph.num_edges")?,
-        );
-        let (list, csr);
-        let input = match raw.kind {
-            GPUMST_GRAPH_EDGE_LIST => {
-                list = DeviceGraph {
-                    num_vertices: vertices,
-                    num_edges: edges,
-                    u: raw.u as usize,
-                    v: raw.v as usize,
-                    weights: None,
-                };
-                DeviceInput::EdgeList(&list)
-            }
-            GPUMST_GRAPH_CSR => {
-                csr = DeviceCsrGraph {
-                    num_vertices: vertices,
-                    num_entries: edges,
-                    offsets: raw.offsets as usize,
-                    targets: raw.targets as usize,
-                    weights: None,
-                };
-                DeviceInput::Csr(&csr)
-            }
-            other => {
-                return Err(Error::invalid_argument(format!(
-                    "graph.kind = {other} is neither GPUMST_GRAPH_EDGE_LIST nor GPUMST_GRAPH_CSR"
-                )))
-            }
-        };
+        let graph = caller_graph(&raw, false)?;
         let ids = count(num_edges, "num_edges")?;
         // SAFETY: the caller's contract on the device arrays and the stream.
         unsafe {
             c.forest_labels_on_device(
-                input,
+                graph.input(),
                 edge_ids as usize,
                 ids,
                 labels as usize,

@@ -112,7 +112,7 @@ pub(crate) unsafe fn minimum_spanning_forest_on_device<D: Device>(
     prepare::check_vertex_count(n)?;
     if options.labels {
         return Err(Error::invalid_argument(
-            "component labels are not computed for graphs in device memory; call without labels (or pass host arrays)",
+            "component labels of a graph in device memory come from Context::forest_labels_on_device (gpumst_forest_labels_device) with the forest's ids; call without labels",
         ));
     }
     if options.algorithm == Algorithm::Kruskal {

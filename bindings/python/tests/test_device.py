@@ -191,6 +191,22 @@ def test_cuda_csr_arrays_give_the_host_forest(cuda, dtype):
         cuda.minimum_spanning_forest_csr(device[0], targets)
 
 
+def test_cuda_labels_are_computed_on_the_gpu(cuda):
+    n = 3000
+    u, v, w = _graph(n, 2500, 21)  # fewer edges than vertices: many components
+    native = cuda.native()
+    device = [D.DeviceArray.from_host(native.context, a) for a in (u, v, w)]
+    host = cuda.minimum_spanning_forest(u, v, w, num_vertices=n, labels=True)
+    got = cuda.minimum_spanning_forest(*device, num_vertices=n, labels=True)
+    assert isinstance(got.labels, gpumst.DeviceArray) and got.labels.dtype == np.uint32
+    assert got.labels.get().tolist() == host.labels.tolist()
+    assert cuda.minimum_spanning_forest(*device, num_vertices=n).labels is None
+    offsets, targets, weights = _symmetric_csr(n, u, v, w)
+    csr = [D.DeviceArray.from_host(native.context, a) for a in (offsets, targets, weights)]
+    got = cuda.minimum_spanning_forest_csr(*csr, labels=True, maximum=True)
+    assert got.labels.get().tolist() == host.labels.tolist()
+
+
 def test_cuda_inputs_are_validated_on_the_device(cuda):
     u, v, w = _graph(100, 500, 3)
     u[123] = 100

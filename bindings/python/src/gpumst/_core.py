@@ -508,7 +508,9 @@ class Context:
             D.synchronize(extra)
         edges = D.DeviceArray(native.context, room, np.uint64)
         code = _choice("algorithm", algorithm, ALGORITHMS)
-        flags = (C.GPUMST_MSF_LABELS if labels else 0) | (C.GPUMST_MSF_MAXIMUM if maximum else 0)
+        flags = C.GPUMST_MSF_MAXIMUM if maximum else 0
+        vertices = graph.num_vertices
+        component_labels = D.DeviceArray(native.context, vertices, np.uint32) if labels else None
         count, components, total = ctypes.c_uint64(), ctypes.c_uint64(), C.TotalWeight()
         with self._use() as h:
             status = lib.gpumst_msf_device(
@@ -523,12 +525,18 @@ class Context:
                 ctypes.byref(total) if total_weight else None,
             )
             self._check(h, status)
+            if component_labels is not None:
+                status = lib.gpumst_forest_labels_device(
+                    h, ctypes.byref(graph), edges.address or None, count.value, component_labels.address or None, None
+                )
+                self._check(h, status)
         edges._shorten(count.value)
         weight = None
         if total_weight:
             weight = total.value if total.is_float else total.exact_high * 2**64 + total.exact_low
-        vertices = graph.num_vertices
-        return DeviceForest(edges, vertices, components.value, weight, algorithm.lower(), bool(maximum))
+        forest = DeviceForest(edges, vertices, components.value, weight, algorithm.lower(), bool(maximum))
+        forest.labels = component_labels
+        return forest
 
     def _msf(self, graph: C.GraphView, algorithm: str, labels: bool, maximum: bool) -> Forest:
         """Runs gpumst_msf on a graph view (its arrays are held by the caller's frame)."""
@@ -844,6 +852,9 @@ class DeviceForest:
     CUDA memory (``cupy.asarray(forest.edges)`` or ``torch.as_tensor(forest.edges,
     device="cuda")`` view it without a copy; ``forest.edges.get()`` copies it to numpy).
     ``total_weight``: as :class:`Forest` gives it, or None when not asked for.
+    ``labels``: with ``labels=True``, per vertex the smallest vertex id of its
+    component, as a :class:`DeviceArray` of uint32 in CUDA memory (computed there from
+    the forest); else None.
     """
 
     def __init__(self, edges, num_vertices, num_components, total_weight, algorithm, maximum):
@@ -854,6 +865,7 @@ class DeviceForest:
         self.algorithm = algorithm
         self.maximum = maximum
         self.tier = "cuda"
+        self.labels = None
 
     def __len__(self) -> int:
         return len(self.edges)
@@ -992,7 +1004,8 @@ def minimum_spanning_forest(
     CUDA context: u and v must be uint32, ``num_vertices`` must be given, validation runs
     on the GPU, and the result is a :class:`DeviceForest` whose ``edges`` stay in GPU
     memory. ``total_weight=False`` skips bringing the forest's weights to the host for
-    the total (``labels`` are not computed for GPU inputs).
+    the total; ``labels=True`` computes the labels on the GPU into
+    ``DeviceForest.labels`` (uint32, in GPU memory).
 
     >>> import gpumst
     >>> f = gpumst.minimum_spanning_forest([0, 1, 2, 0], [1, 2, 0, 3], [5, -2, 7, 1])
@@ -1031,7 +1044,8 @@ def minimum_spanning_forest_csr(
     ``indices``, or any ``__cuda_array_interface__`` / DLPack producer) stay on the GPU:
     offsets, range and symmetry are checked there, and the result is a
     :class:`DeviceForest` as for edge lists (``total_weight=False`` skips bringing the
-    forest's weights to the host)."""
+    forest's weights to the host; ``labels=True`` fills ``DeviceForest.labels`` on the
+    GPU)."""
     return _ctx(context).minimum_spanning_forest_csr(
         indptr, indices, data, algorithm=algorithm, labels=labels, maximum=maximum, total_weight=total_weight
     )

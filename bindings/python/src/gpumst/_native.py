@@ -64,6 +64,7 @@ gpumst_status gpumst_segmented_scan_offsets_device(struct gpumst_context *ctx, g
 gpumst_status gpumst_argmax_device(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, void *stream, void *value, uint64_t *index);
 gpumst_status gpumst_segmented_argmax_device(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, const void *offsets, uint64_t num_segments, void *values, void *indices, void *stream);
 gpumst_status gpumst_msf_device(struct gpumst_context *ctx, const struct gpumst_device_graph *graph, gpumst_algorithm algorithm, uint32_t flags, void *edge_ids, void *stream, uint64_t *num_edges, uint64_t *num_components, struct gpumst_total_weight *total);
+gpumst_status gpumst_forest_labels_device(struct gpumst_context *ctx, const struct gpumst_device_graph *graph, const void *edge_ids, uint64_t num_edges, void *labels, void *stream);
 """
 
 # Constants from include/gpumst.h (tests/test_abi.py checks every GPUMST_* name here).
