@@ -1358,7 +1358,7 @@ __kernel void csr_edges(__global const uint* rows, __global const uint* targets,
 // ---- component labels of a forest in device memory ----
 // Per forest edge (id `ids[i]`): the roots of its ends, the higher linked under the
 // lower by compare-and-swap, so that every tree's root stays its smallest vertex;
-// uf_flatten then makes each vertex's label that root (the host's labels). The ends
+// labels_flatten then makes each vertex's label that root (the host's labels). The ends
 // are u[e] and v[e] of an edge list, or, with `csr`, entry e's row (by bisection of
 // `offsets`) and target (`v` holds the targets). An id not below `edges`, or an end
 // out of range, is refused: `bad` keeps the least such i.
@@ -1387,4 +1387,27 @@ __kernel void labels_link(__global const ulong* ids, uint count, ulong edges,
         if (atomic_cmpxchg(&parent[high], high, low) == high)
             return;
     }
+}
+
+// Every vertex's label becomes its root, exactly (uf_flatten's plain path-halving
+// stores may leave a vertex at a stale ancestor when another work-item has already
+// written its root, which later phases of the solver tolerate but labels cannot). A
+// parent is always below its child (links hang the higher root under the lower, and
+// halving skips to a grandparent), so atomic_min never moves a vertex off a path to
+// its root and the last value each vertex holds is the root itself.
+__kernel void labels_flatten(__global volatile uint* parent, uint vertices) {
+    uint v = get_global_id(0);
+    if (v >= vertices)
+        return;
+    uint x = v;
+    for (;;) {
+        uint p = parent[x];
+        if (p == x)
+            break;
+        uint gp = parent[p];
+        if (gp != p)
+            atomic_min(&parent[x], gp);
+        x = gp;
+    }
+    atomic_min(&parent[v], x);
 }

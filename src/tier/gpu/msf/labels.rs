@@ -1,6 +1,6 @@
 //! Component labels of a forest whose edge ids are in device memory: per vertex the
 //! smallest vertex of its component (the host's labels), computed on the device
-//! (`labels_link` and `uf_flatten` in msf.cl) into the caller's device memory.
+//! (`labels_link` and `labels_flatten` in msf.cl) into the caller's device memory.
 
 use super::resident::kernel_config;
 use crate::tier::gpu::{Arg, Device, Gpu, ProgramKind};
@@ -88,7 +88,13 @@ pub(crate) unsafe fn forest_labels<D: Device>(
             bad.arg(),
         ],
     )?;
-    tier.launch(&program, "uf_flatten", num_vertices, 0, &[parent.arg(), n])?;
+    tier.launch(
+        &program,
+        "labels_flatten",
+        num_vertices,
+        0,
+        &[parent.arg(), n],
+    )?;
     Ok(match tier.read_one(&bad, 0)? {
         u32::MAX => None,
         i => Some(i as usize),
