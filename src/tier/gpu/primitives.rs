@@ -441,6 +441,36 @@ impl<D: Device> Gpu<D> {
 
     /// Checks resident CSR offsets for `n` elements on the device; on failure downloads
     /// them to name the first offending index.
+    /// Queues `check_offsets`: `segments + 1` offsets in device memory must start at 0,
+    /// never decrease and end at `total`; the least index where they do not lands in
+    /// `status[0]` (left as it was where they hold). Shared by the segmented primitives
+    /// and the CSR graphs in device memory.
+    pub(crate) fn launch_check_offsets(
+        &self,
+        offsets: &DeviceBuffer<D, u64>,
+        segments: usize,
+        total: usize,
+        status: &DeviceBuffer<D, u32>,
+    ) -> Result<()> {
+        let program = self.program(ProgramKind::Primitives(
+            crate::DType::U32,
+            ScanOp::Sum,
+            false,
+        ))?;
+        self.launch(
+            &program,
+            "check_offsets",
+            segments + 1,
+            0,
+            &[
+                offsets.arg(),
+                Arg::U64(segments as u64),
+                Arg::U64(total as u64),
+                status.arg(),
+            ],
+        )
+    }
+
     pub(crate) fn validate_resident_offsets(
         &self,
         offsets: &DeviceBuffer<D, u64>,
@@ -452,25 +482,9 @@ impl<D: Device> Gpu<D> {
             self.read(offsets, &mut host)?;
             return crate::types::validate_offsets(&host, n);
         }
-        let program = self.program(ProgramKind::Primitives(
-            crate::DType::U32,
-            ScanOp::Sum,
-            false,
-        ))?;
         let mut bad = self.alloc::<u32>(1)?;
         self.fill(&mut bad, u32::MAX, 1)?;
-        self.launch(
-            &program,
-            "check_offsets",
-            segments + 1,
-            0,
-            &[
-                offsets.arg(),
-                Arg::U64(segments as u64),
-                Arg::U64(n as u64),
-                bad.arg(),
-            ],
-        )?;
+        self.launch_check_offsets(offsets, segments, n, &bad)?;
         if self.read_one(&bad, 0)? == u32::MAX {
             return Ok(());
         }

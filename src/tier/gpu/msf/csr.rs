@@ -95,19 +95,8 @@ pub(crate) unsafe fn edge_list<D: Device>(
     let offsets = unsafe { tier.wrap::<u64>(csr.offsets, n + 1, "offsets")? };
     let mut status = tier.alloc::<u32>(STATUS_WORDS)?;
     tier.fill(&mut status, NOT_FOUND, STATUS_WORDS)?;
-    let primitives = tier.program(ProgramKind::Primitives(DType::U32, ScanOp::Sum, false))?;
-    tier.launch(
-        &primitives,
-        "check_offsets",
-        n + 1,
-        0,
-        &[
-            offsets.arg(),
-            Arg::U64(n as u64),
-            Arg::U64(m as u64),
-            status.arg(),
-        ],
-    )?;
+    // Its verdict lands in status[OFFSETS] (word 0).
+    tier.launch_check_offsets(&offsets, n, m, &status)?;
     if m == 0 {
         return match tier.read_one(&status, OFFSETS)? {
             NOT_FOUND => Ok(CsrChecked::Edges(CsrEdges {
