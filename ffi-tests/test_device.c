@@ -328,8 +328,14 @@ static void primitives_match_the_host_functions(gpumst_context *ctx, struct devi
     CHECK_STATUS(gpumst_argmax_device(ctx, GPUMST_I64, fresh, n, NULL, &value, &index), GPUMST_OK);
     CHECK_STATUS(gpumst_argmax(ctx, GPUMST_I64, data, n, &host_value, &host_index), GPUMST_OK);
     CHECK(value == host_value && index == host_index, "argmax %" PRId64 "@%" PRIu64, value, index);
-    CHECK_STATUS(gpumst_argmax_device(ctx, GPUMST_I64, fresh, 0, NULL, &value, &index),
-                 GPUMST_INVALID_ARGUMENT);
+    /* No elements: the host call's answer. */
+    CHECK_STATUS(gpumst_argmax_device(ctx, GPUMST_I64, fresh, 0, NULL, &value, &index), GPUMST_OK);
+    CHECK_STATUS(gpumst_argmax(ctx, GPUMST_I64, data, 0, &host_value, &host_index), GPUMST_OK);
+    CHECK(value == INT64_MIN && index == GPUMST_EMPTY_SEGMENT && value == host_value && index == host_index,
+          "argmax of 0 elements %" PRId64 "@%" PRIu64, value, index);
+    CHECK_STATUS(gpumst_argmin_device(ctx, GPUMST_I64, NULL, 0, NULL, &value, &index), GPUMST_OK);
+    CHECK(value == INT64_MAX && index == GPUMST_EMPTY_SEGMENT, "argmin of 0 elements %" PRId64 "@%" PRIu64, value,
+          index);
 
     static uint64_t offsets[segments + 1], indices[segments], host_indices[segments];
     static int64_t values[segments], host_values[segments];

@@ -547,8 +547,8 @@ gpumst_status gpumst_segmented_scan_flags_device(struct gpumst_context *ctx, gpu
 gpumst_status gpumst_segmented_scan_offsets_device(struct gpumst_context *ctx, gpumst_dtype dtype, gpumst_scan_op op, gpumst_scan_kind kind, const void *input, void *output, uint64_t n, const void *offsets, uint64_t num_segments, void *stream);
 
 // The minimum of `n` elements of `dtype` in device memory and its first index (as
-// gpumst_argmin: `*value` and `*index` are host memory), after the work the caller
-// issued to `stream` (NULL: none).
+// gpumst_argmin: `*value` and `*index` are host memory; for n == 0 the type's maximum
+// and GPUMST_EMPTY_SEGMENT), after the work the caller issued to `stream` (NULL: none).
 gpumst_status gpumst_argmin_device(struct gpumst_context *ctx, gpumst_dtype dtype, const void *input, uint64_t n, void *stream, void *value, uint64_t *index);
 
 // As gpumst_argmin_device, for the maximum (as gpumst_argmax).

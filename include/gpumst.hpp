@@ -1220,7 +1220,7 @@ void segmented_scan_device(Context &ctx, const T *in, T *out, std::uint64_t n, c
               "gpumst_segmented_scan_flags_device");
 }
 
-// The minimum of n elements in device memory and its first index (n > 0).
+// The minimum of n elements in device memory and its first index (n == 0: as argmin).
 template <class T>
 ArgResult<T> argmin_device(Context &ctx, const T *in, std::uint64_t n, void *stream = nullptr)
 {
@@ -1231,7 +1231,7 @@ ArgResult<T> argmin_device(Context &ctx, const T *in, std::uint64_t n, void *str
     return result;
 }
 
-// The maximum of n elements in device memory and its first index (n > 0).
+// The maximum of n elements in device memory and its first index (n == 0: as argmax).
 template <class T>
 ArgResult<T> argmax_device(Context &ctx, const T *in, std::uint64_t n, void *stream = nullptr)
 {

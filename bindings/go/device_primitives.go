@@ -89,9 +89,9 @@ func scanDevice[T Number](ctx *Context, name string, op ScanOp, kind ScanKind, i
 	return nil
 }
 
-// ArgMinDevice returns the minimum of the n (> 0) elements of type T at in
-// (device memory) and the first index holding it, as [ArgMin], after the work
-// issued to stream (0: none).
+// ArgMinDevice returns the minimum of the n elements of type T at in (device
+// memory) and the first index holding it, as [ArgMin] (n == 0: the type's
+// maximum and [EmptyIndex]), after the work issued to stream (0: none).
 func ArgMinDevice[T Number](ctx *Context, in DevicePtr, n uint64, stream uintptr) (value T, index int, err error) {
 	return argDevice[T](ctx, "argmin (device)", in, n, false, stream)
 }

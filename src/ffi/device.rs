@@ -8,8 +8,8 @@ use super::msf::{gpumst_graph_kind, GPUMST_GRAPH_CSR, GPUMST_GRAPH_EDGE_LIST};
 use super::msf::{GPUMST_MSF_MAXIMUM, GPUMST_MSF_UNWEIGHTED};
 use super::{
     dtype_from_c, gpumst_context, gpumst_dtype, gpumst_scan_kind, gpumst_scan_op, gpumst_status,
-    gpumst_tier, kind_from_c, op_from_c, tier_to_c, with_context, GPUMST_INVALID_ARGUMENT,
-    GPUMST_OK,
+    gpumst_tier, kind_from_c, op_from_c, tier_to_c, with_context, GPUMST_EMPTY_SEGMENT,
+    GPUMST_INVALID_ARGUMENT, GPUMST_OK,
 };
 use crate::msf::{DeviceCsrGraph, DeviceGraph, DeviceInput, DeviceOutput, MsfOptions};
 use crate::types::{DType, Element, Extreme, Stored};
@@ -516,8 +516,8 @@ pub unsafe extern "C" fn gpumst_segmented_scan_offsets_device(
 }
 
 /// The minimum of `n` elements of `dtype` in device memory and its first index (as
-/// gpumst_argmin: `*value` and `*index` are host memory), after the work the caller
-/// issued to `stream` (NULL: none).
+/// gpumst_argmin: `*value` and `*index` are host memory; for n == 0 the type's maximum
+/// and GPUMST_EMPTY_SEGMENT), after the work the caller issued to `stream` (NULL: none).
 #[no_mangle]
 pub unsafe extern "C" fn gpumst_argmin_device(
     ctx: *mut gpumst_context,
@@ -559,32 +559,43 @@ unsafe fn arg_extreme_device(
     value: *mut c_void,
     index: *mut u64,
 ) -> gpumst_status {
-    let (function, what) = match extreme {
-        Extreme::Min => ("gpumst_argmin_device", "argmin"),
-        Extreme::Max => ("gpumst_argmax_device", "argmax"),
+    let function = match extreme {
+        Extreme::Min => "gpumst_argmin_device",
+        Extreme::Max => "gpumst_argmax_device",
     };
     with_context(ctx, function, |c| {
         if value.is_null() || index.is_null() {
             return Err(Error::invalid_argument("value and index must not be NULL"));
         }
-        if n == 0 {
-            return Err(Error::invalid_argument(format!(
-                "{what} of 0 elements has no answer"
-            )));
-        }
         // SAFETY: the caller's contract on the stream and the array.
         unsafe { c.follow_queue(stream as usize) }?;
         with_element!(dtype, T => {
-            let data = unsafe { lent::<T>(c, input, n) }?;
-            let found = match extreme {
-                Extreme::Min => c.argmin_buffer(&data)?,
-                Extreme::Max => c.argmax_buffer(&data)?,
+            // No elements: the host call's answer (the operator's identity and
+            // GPUMST_EMPTY_SEGMENT), without a look at `input`.
+            let found = match n {
+                0 => None,
+                _ => {
+                    let data = unsafe { lent::<T>(c, input, n) }?;
+                    match extreme {
+                        Extreme::Min => c.argmin_buffer(&data)?,
+                        Extreme::Max => c.argmax_buffer(&data)?,
+                    }
+                }
             };
-            let (best, at) = found.expect("n > 0");
+            let (best, at) = found.map_or(
+                (
+                    match extreme {
+                        Extreme::Min => T::HIGHEST,
+                        Extreme::Max => T::LOWEST,
+                    },
+                    GPUMST_EMPTY_SEGMENT,
+                ),
+                |(best, at)| (best, at as u64),
+            );
             // SAFETY: checked non-NULL; the caller passes room for one T and one u64.
             unsafe {
                 value.cast::<T>().write_unaligned(best);
-                *index = at as u64;
+                *index = at;
             }
             Ok(())
         })
