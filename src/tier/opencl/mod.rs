@@ -31,10 +31,11 @@ use recycle::{ClMemory, Recycler};
 /// The OpenCL tier: the shared GPU drivers on an OpenCL device.
 pub(crate) type OpenClTier = Gpu<OpenClDevice>;
 
-/// The kernel sources, embedded in the library.
-const TYPES_SOURCE: &str = include_str!("../../../kernels/opencl/types.cl");
-const PRIMITIVES_SOURCE: &str = include_str!("../../../kernels/opencl/primitives.cl");
-const MSF_SOURCE: &str = include_str!("../../../kernels/opencl/msf.cl");
+/// The kernel sources of kernels/opencl/, embedded in the library without their
+/// comments (build.rs; line numbers kept).
+const TYPES_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/types.cl"));
+const PRIMITIVES_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/primitives.cl"));
+const MSF_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/msf.cl"));
 
 /// `GPUMST_OPENCL_ATOMICS=32` makes the MSF kernels use only 32-bit atomics, as on a
 /// device without 64-bit ones (for testing that path on any device).
