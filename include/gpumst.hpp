@@ -323,7 +323,8 @@ struct ContextOptions {
     std::uint32_t cpu_threads = 0;  // CPU worker threads; 0 means all cores
     void *cuda_context = nullptr;   // a CUcontext to use instead of the device's primary one
     // The most device memory (bytes) a GPU tier may use for one call; 0: the device's.
-    // A forest larger than it is computed a partition of the edges at a time.
+    // A forest larger than it is computed a partition of the edges at a time. On the
+    // CPU tier: the most memory a forest's working arrays may take (0: no cap).
     std::uint64_t device_memory_limit = 0;
     // Several devices of the GPU tier (the first replaces `device`; everything runs
     // on it, and a forest is split across them where GPUMST_SPLIT_MIN_EDGES asks for

@@ -26,7 +26,10 @@ pub struct Options {
     /// The most device memory (bytes) a GPU tier may use for one call's buffers; 0: the
     /// device's. A minimum spanning forest whose working set exceeds it is computed a
     /// partition of the edges at a time (same forest), where the vertices' own arrays
-    /// fit; primitives larger than it fail with `OutOfMemory`.
+    /// fit; primitives larger than it fail with `OutOfMemory`. On the CPU tier: the
+    /// most memory a minimum spanning forest's working arrays may take beside the
+    /// caller's graph (0: no cap); a larger one is computed a part of the edges at a
+    /// time (same forest).
     pub device_memory_limit: u64,
     /// The GPUs of the chosen tier the context opens. Everything runs on the first; a
     /// minimum spanning forest of an edge list or CSR graph is split across them (same
@@ -409,7 +412,10 @@ impl Context {
     pub fn msf(&self, graph: &Graph<'_>, options: &MsfOptions) -> Result<Forest> {
         match self.backend_for(Operation::Msf, None)? {
             Backend::Cpu(cpu) => {
-                cpu.install(|| msf::minimum_spanning_forest(graph, options, Solver::Cpu))
+                let solver = Solver::Cpu {
+                    memory_limit: cpu.memory_limit(),
+                };
+                cpu.install(|| msf::minimum_spanning_forest(graph, options, solver))
             }
             // Validation and result assembly run on the CPU tier's threads when the
             // context has one (auto), else on rayon's global pool.

@@ -72,7 +72,8 @@ type Options struct {
 	Threads int
 	// DeviceMemoryLimit is the most device memory (bytes) a GPU tier may use for
 	// one call; 0 means the device's. A minimum spanning forest larger than it
-	// is computed a partition of the edges at a time (the same forest).
+	// is computed a partition of the edges at a time (the same forest). On the
+	// CPU tier it caps the memory a forest's working arrays take (0: no cap).
 	DeviceMemoryLimit uint64
 	// Devices lists several GPUs of the tier (the first replaces Device).
 	// Everything runs on the first; a minimum spanning forest is split across

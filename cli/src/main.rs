@@ -324,8 +324,9 @@ struct MsfRun {
     /// are written to device memory, read back once and compared with the host call's.
     #[arg(long)]
     device_inputs: bool,
-    /// The most device memory (bytes) a GPU tier may use; a graph whose working set is
-    /// larger is solved a partition of its edges at a time (0 = the device's memory).
+    /// The most device memory (bytes) a GPU tier may use, or the CPU tier's working
+    /// memory; a graph whose working set is larger is solved a partition of its edges
+    /// at a time (0 = the device's memory; on the CPU, no cap).
     #[arg(long, default_value_t = 0)]
     device_memory_limit: u64,
     /// GPUs of the tier to open, e.g. 0,1, or all (default: device 0 alone); the

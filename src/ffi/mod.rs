@@ -101,7 +101,9 @@ pub struct gpumst_options {
     /// The most device memory (bytes) a GPU tier may use for one call's buffers; 0:
     /// the device's. A minimum spanning forest larger than it is computed a partition
     /// of the edges at a time (the same forest); primitives larger fail with
-    /// GPUMST_OUT_OF_MEMORY.
+    /// GPUMST_OUT_OF_MEMORY. On the CPU tier: the most memory a minimum spanning
+    /// forest's working arrays may take beside the caller's graph (0: no cap); a
+    /// larger one is computed a part of the edges at a time (the same forest).
     pub device_memory_limit: u64,
     /// Several devices of the chosen GPU tier: `device_count` device indices at
     /// `devices`, the first of which replaces `device_index`. Everything runs on the

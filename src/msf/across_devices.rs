@@ -272,7 +272,7 @@ impl Solver<'_> {
     /// How many devices it has (the CPU: one).
     fn devices(self) -> usize {
         match self {
-            Solver::Cpu => 1,
+            Solver::Cpu { .. } => 1,
             Solver::OpenCl(tiers) => tiers.len(),
             Solver::Cuda(tiers) => tiers.len(),
         }
@@ -281,7 +281,7 @@ impl Solver<'_> {
     /// Its device `d` alone.
     fn device(self, d: usize) -> Self {
         match self {
-            Solver::Cpu => Solver::Cpu,
+            cpu @ Solver::Cpu { .. } => cpu,
             Solver::OpenCl(tiers) => Solver::OpenCl(std::slice::from_ref(&tiers[d])),
             Solver::Cuda(tiers) => Solver::Cuda(std::slice::from_ref(&tiers[d])),
         }

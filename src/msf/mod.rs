@@ -15,6 +15,7 @@ mod prepare;
 mod prim;
 mod radix;
 mod reserving_kruskal;
+mod streamed;
 mod strut;
 mod union_find;
 
@@ -149,7 +150,11 @@ macro_rules! with_weights {
 /// are shared; Kruskal, the sequential reference, always runs on the host.
 #[derive(Clone, Copy)]
 pub(crate) enum Solver<'a> {
-    Cpu,
+    /// All cores; `memory_limit` bytes (0: none) for a call's working arrays, over
+    /// which the edges are taken a part at a time (`streamed.rs`).
+    Cpu {
+        memory_limit: u64,
+    },
     /// A GPU tier's devices: the first runs everything, the others take part in
     /// forests split across devices (`across_devices.rs`).
     OpenCl(&'a [&'a OpenClTier]),
@@ -159,7 +164,7 @@ pub(crate) enum Solver<'a> {
 impl Solver<'_> {
     fn tier(self) -> Tier {
         match self {
-            Solver::Cpu => Tier::Cpu,
+            Solver::Cpu { .. } => Tier::Cpu,
             Solver::OpenCl(_) => Tier::OpenCl,
             Solver::Cuda(_) => Tier::Cuda,
         }
@@ -441,7 +446,9 @@ fn solve_typed<W: WeightKey + Element>(
     // Union-find over calloc'd memory costs nothing per isolated vertex; everything
     // else (vertex-centric algorithms, device buffers) works on the touched vertices.
     let ends = match (options.algorithm, solver) {
-        (Algorithm::Kruskal, _) | (Algorithm::Auto, Solver::Cpu) => ends,
+        // Under a memory cap too: renumbering takes memory per edge.
+        (Algorithm::Kruskal, _) | (Algorithm::Auto, Solver::Cpu { .. }) => ends,
+        (_, Solver::Cpu { memory_limit }) if memory_limit > 0 => ends,
         _ => profile::span("drop isolated vertices", || {
             ends.without_isolated_vertices()
         })?,
@@ -455,16 +462,20 @@ fn solve_typed<W: WeightKey + Element>(
         Solver::Cuda(tiers) if options.algorithm != Algorithm::Kruskal => {
             solve_on_gpu(tiers[0], ends, weights, options)
         }
-        _ => solve_on_cpu(ends, weights, options),
+        Solver::Cpu { memory_limit } => solve_on_cpu(ends, weights, options, memory_limit),
+        // Kruskal on a GPU tier's context: host memory is not capped there.
+        _ => solve_on_cpu(ends, weights, options, 0),
     }
 }
 
 /// [`solve_typed`] on the CPU tier (and Kruskal everywhere), picking the narrowest
-/// priority type.
+/// priority type; a part of the edges at a time where the whole would not fit
+/// `memory_limit` bytes (0: no limit).
 fn solve_on_cpu<W: WeightKey>(
     ends: prepare::Endpoints<'_>,
     weights: Option<&[W]>,
     options: &MsfOptions,
+    memory_limit: u64,
 ) -> Result<Solved> {
     let m = ends.u.len();
     let order = prepare::KeyOrder::of(options);
@@ -479,10 +490,45 @@ fn solve_on_cpu<W: WeightKey>(
     };
     // From here on the weights' type is matched per edge: the algorithms are compiled
     // once per priority type, not once per weight type too.
-    let weights = weights.map(W::as_weights);
-    let (edges, _) = match narrow_from {
-        Some(least) => solve::<u64>(ends, weights, options, least)?,
-        None => solve::<u128>(ends, weights, options, 0)?,
+    solve_within(
+        ends,
+        weights.map(W::as_weights),
+        options,
+        narrow_from,
+        memory_limit,
+    )
+}
+
+/// [`solve_on_cpu`] past the choice of priorities: narrow less `narrow_from`'s key,
+/// or wide where it is `None`.
+fn solve_within(
+    ends: prepare::Endpoints<'_>,
+    weights: Option<Weights<'_>>,
+    options: &MsfOptions,
+    narrow_from: Option<u64>,
+    memory_limit: u64,
+) -> Result<Solved> {
+    let solve_part = |ends: prepare::Endpoints<'_>| match narrow_from {
+        Some(least) => solve::<u64>(ends, weights, options, least).map(|(edges, _)| edges),
+        None => solve::<u128>(ends, weights, options, 0).map(|(edges, _)| edges),
+    };
+    let wide = narrow_from.is_none();
+    let (n, m) = (ends.num_vertices, ends.u.len());
+    let edges = if memory_limit == 0 || streamed::fits(memory_limit, options.algorithm, wide, n, m)
+    {
+        solve_part(ends)?
+    } else {
+        let whole = streamed::Whole {
+            ends: &ends,
+            weights,
+            order: prepare::KeyOrder::of(options),
+            algorithm: options.algorithm,
+            wide,
+            limit: memory_limit,
+        };
+        profile::span("solve in parts", || {
+            streamed::solve_in_parts(&whole, &solve_part)
+        })?
     };
     Ok(Solved {
         edges,
@@ -707,8 +753,9 @@ mod tests {
                         labels: true,
                         ..MsfOptions::default()
                     };
-                    let forest =
-                        pool.install(|| minimum_spanning_forest(&graph, &options, Solver::Cpu));
+                    let forest = pool.install(|| {
+                        minimum_spanning_forest(&graph, &options, Solver::Cpu { memory_limit: 0 })
+                    });
                     let forest = forest.unwrap();
                     (forest.edges, forest.labels, forest.num_components)
                 };
@@ -751,7 +798,7 @@ mod tests {
                         labels: true,
                         ..MsfOptions::default()
                     },
-                    Solver::Cpu,
+                    Solver::Cpu { memory_limit: 0 },
                 )
                 .unwrap()
             };

@@ -123,7 +123,8 @@ pub(crate) struct OpenSettings {
     pub cpu_threads: usize,
     /// The caller's CUcontext for the CUDA tier (0: the device's primary context).
     pub cuda_context: usize,
-    /// Caps the device memory a GPU tier assumes (0: no cap).
+    /// Caps the device memory a GPU tier assumes, and the CPU tier's working memory
+    /// for a minimum spanning forest (0: no cap).
     pub device_memory_limit: u64,
 }
 
@@ -147,7 +148,10 @@ pub(crate) fn open(tier: Tier, settings: &OpenSettings) -> Result<Backend> {
         Ok(())
     };
     match tier {
-        Tier::Cpu => Ok(Backend::Cpu(cpu::CpuTier::new(settings.cpu_threads)?)),
+        Tier::Cpu => Ok(Backend::Cpu(cpu::CpuTier::new(
+            settings.cpu_threads,
+            settings.device_memory_limit,
+        )?)),
         Tier::Cuda => {
             gpu(&report.cuda, "CUDA")?;
             let mut tier = cuda::open(settings.device_index, settings.cuda_context)?;

@@ -13,13 +13,16 @@ use segments::{HeadFlags, Offsets, Unsegmented};
 
 pub(crate) struct CpuTier {
     pool: rayon::ThreadPool,
+    /// The most bytes a minimum spanning forest's working arrays may take (0: no cap).
+    memory_limit: u64,
     /// Working arrays are kept between calls while this tier lives.
     _kept: crate::kept::Holder,
 }
 
 impl CpuTier {
-    /// `threads == 0` uses rayon's default (all cores, or `RAYON_NUM_THREADS`).
-    pub(crate) fn new(threads: usize) -> Result<Self> {
+    /// `threads == 0` uses rayon's default (all cores, or `RAYON_NUM_THREADS`);
+    /// `memory_limit == 0` leaves memory uncapped.
+    pub(crate) fn new(threads: usize, memory_limit: u64) -> Result<Self> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("gpumst-cpu-{i}"))
@@ -27,6 +30,7 @@ impl CpuTier {
             .map_err(|e| Error::internal(format!("could not start {threads} CPU threads: {e}")))?;
         Ok(CpuTier {
             pool,
+            memory_limit,
             _kept: crate::kept::Holder::new(),
         })
     }
@@ -34,6 +38,10 @@ impl CpuTier {
     /// Runs `f` with this context's threads as rayon's current pool.
     pub(crate) fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         self.pool.install(f)
+    }
+
+    pub(crate) fn memory_limit(&self) -> u64 {
+        self.memory_limit
     }
 
     pub(crate) fn threads(&self) -> usize {

@@ -198,6 +198,7 @@ class Context:
     (0: all cores). ``device_memory_limit``: the most device memory (bytes) a GPU
     tier may use for one call (0: the device's); a minimum spanning forest larger
     than it is computed a partition of the edges at a time, giving the same forest.
+    On the CPU tier it caps the memory a forest's working arrays take (0: no cap).
     ``devices``: several GPUs of the tier, as a list of indices (the first replaces
     ``device``) or ``"all"`` (every usable one like ``device``). Everything runs on the
     first; a forest is split across them (the same forest) where the environment
