@@ -116,6 +116,20 @@ inline Key key_of(__global const Key* keys, uint e) {
 DEFINE_FIND_ROOT(find_root, )
 DEFINE_FIND_ROOT(find_root_fresh, volatile)
 
+// Joins the trees of a and b: the higher root hung under the lower by compare-and-swap,
+// retried from fresh roots when another work-item linked one first (so each tree's
+// root stays its smallest vertex where every link is made this way).
+inline void link_roots(__global volatile uint* parent, uint a, uint b) {
+    for (;;) {
+        uint ra = find_root_fresh(parent, a), rb = find_root_fresh(parent, b);
+        if (ra == rb)
+            return;
+        uint high = max(ra, rb), low = min(ra, rb);
+        if (atomic_cmpxchg(&parent[high], high, low) == high)
+            return;
+    }
+}
+
 // A slot in an output list for each work-item that `keep`s something, with one global
 // atomic per work-group (`shared` is 2 words of the kernel's local memory). Every
 // work-item of the group must call it.
@@ -250,16 +264,8 @@ inline void choose_entry(uint i, __global const uint* worklist, __global const u
         best_edge(wl_rv[i], best64, best_hi, best_lo, best_pos) != e)
         return;
     in_forest[e] = 1;
-    if (!hook)
-        return;
-    for (;;) {
-        uint ru = find_root_fresh(parent, wl_ru[i]), rv = find_root_fresh(parent, wl_rv[i]);
-        if (ru == rv)
-            return;
-        uint high = max(ru, rv), low = min(ru, rv);
-        if (atomic_cmpxchg(&parent[high], high, low) == high)
-            return;
-    }
+    if (hook)
+        link_roots(parent, wl_ru[i], wl_rv[i]);
 }
 
 // Marks the edges some tree chose and, with `hook` (edge-centric Borůvka), joins the
@@ -1379,14 +1385,7 @@ __kernel void labels_link(__global const ulong* ids, uint count, ulong edges,
         atomic_min(bad, i);
         return;
     }
-    for (;;) {
-        uint ra = find_root_fresh(parent, a), rb = find_root_fresh(parent, b);
-        if (ra == rb)
-            return;
-        uint high = max(ra, rb), low = min(ra, rb);
-        if (atomic_cmpxchg(&parent[high], high, low) == high)
-            return;
-    }
+    link_roots(parent, a, b);
 }
 
 // Every vertex's label becomes its root, exactly (uf_flatten's plain path-halving
