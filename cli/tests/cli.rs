@@ -478,3 +478,64 @@ fn misbehaving_drivers_are_reported_and_auto_falls_back() {
         assert_clean_failure(&forced, "-6");
     }
 }
+
+/// `--device-memory-limit` on the CPU tier: a graph whose working memory is over the cap
+/// is solved a part at a time, the same forest written out; a cap below the vertices'
+/// arrays is a clean failure with the sizes.
+#[test]
+fn a_cpu_memory_cap_gives_the_same_forest() {
+    let graph = scratch("capped.gmst");
+    let graph = graph.to_str().unwrap();
+    let out = gpumst(&[
+        "generate",
+        "random",
+        "--vertices",
+        "2000",
+        "--edges",
+        "200000",
+        "--seed",
+        "5",
+        "--out",
+        graph,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = |cap: &str, forest: &Path| {
+        json_of(&gpumst(&[
+            "msf",
+            graph,
+            "--backend",
+            "cpu",
+            "--threads",
+            "2",
+            "--json",
+            "--device-memory-limit",
+            cap,
+            "--edges-out",
+            forest.to_str().unwrap(),
+        ]))
+    };
+    let (whole, parts) = (scratch("uncapped.txt"), scratch("capped.txt"));
+    let uncapped = run("0", &whole);
+    // ~3.3 MB of working memory uncapped (`auto`, 16 bytes an edge at this size).
+    let capped = run("1000000", &parts);
+    assert_eq!(capped["forest_edges"], uncapped["forest_edges"]);
+    assert_eq!(capped["total_weight"], uncapped["total_weight"]);
+    assert_eq!(
+        std::fs::read(&parts).unwrap(),
+        std::fs::read(&whole).unwrap(),
+        "the forests written out"
+    );
+    let out = gpumst(&[
+        "msf",
+        graph,
+        "--backend",
+        "cpu",
+        "--device-memory-limit",
+        "100000",
+    ]);
+    assert_clean_failure(&out, "memory cap of 100000 bytes is too small");
+}
