@@ -17,7 +17,7 @@ use super::prepare::{self, Endpoints, KeyOrder, PrioritySource};
 use super::union_find::UnionFind;
 use crate::graph::Weights;
 use crate::types::Algorithm;
-use crate::{alloc, Error, Result, Status};
+use crate::{alloc, profile, Error, Result, Status};
 
 /// Labels are kept for this many thresholds (4 bytes a vertex each).
 const THRESHOLDS: usize = 8;
@@ -114,19 +114,21 @@ pub(super) fn solve_in_parts(
     let mut next = 0;
     loop {
         let take = (room - part.len()).min(m - next);
-        let survivors = alloc::par_filter_indices(
-            take,
-            "a part's surviving edges",
-            |i| {
-                let e = next + i;
-                let (a, b) = (ends.u[e], ends.v[e]);
-                a != b
-                    && filter
-                        .as_ref()
-                        .map_or(true, |f| f.keeps(a, b, priority.at(e)))
-            },
-            |i| (next + i) as u64,
-        )?;
+        let survivors = profile::span("parts: filter", || {
+            alloc::par_filter_indices(
+                take,
+                "a part's surviving edges",
+                |i| {
+                    let e = next + i;
+                    let (a, b) = (ends.u[e], ends.v[e]);
+                    a != b
+                        && filter
+                            .as_ref()
+                            .map_or(true, |f| f.keeps(a, b, priority.at(e)))
+                },
+                |i| (next + i) as u64,
+            )
+        })?;
         part.extend_from_slice(&survivors);
         drop(survivors);
         next += take;
@@ -141,7 +143,8 @@ pub(super) fn solve_in_parts(
             // self-loops).
             ids_of(ends, &part)?
         } else {
-            solve_part(part_endpoints(ends, part)?)?
+            let edges = profile::span("parts: gather", || part_endpoints(ends, part))?;
+            solve_part(edges)?
         };
         if next == m {
             return Ok(forest);
@@ -156,7 +159,9 @@ pub(super) fn solve_in_parts(
         }
         drop(forest);
         forest_len = part.len();
-        filter = Some(Filter::new(ends, &part, &priority)?);
+        filter = Some(profile::span("parts: labels", || {
+            Filter::new(ends, &part, &priority)
+        })?);
     }
 }
 
