@@ -269,3 +269,31 @@ fn bad_weights_and_small_caps_are_refused_as_uncapped() {
         small.message()
     );
 }
+
+/// Sparser graphs, where the vertices' arrays are a larger share of the cap.
+#[test]
+fn sparse_graphs_stay_within_the_cap() {
+    let _one = one_at_a_time();
+    let (n, m, limit) = (20_000, 200_000, 5_000_000);
+    let (u, v) = random_graph(n, m, 25);
+    let mut s = Stream(80);
+    let w: Vec<u32> = (0..m).map(|_| s.below(1000)).collect();
+    let graph = Graph::EdgeList {
+        num_vertices: n,
+        u: &u,
+        v: &v,
+        weights: Some(Weights::U32(&w)),
+    };
+    for algorithm in Algorithm::ALL {
+        let opts = options(algorithm, false);
+        let (uncapped, uncapped_peak) = measured(&graph, &opts, 0);
+        let (capped, peak) = measured(&graph, &opts, limit);
+        let capped = capped.unwrap_or_else(|e| panic!("{algorithm}: {}", e.message()));
+        println!("sparse {algorithm}: {uncapped_peak} bytes uncapped, {peak} under the cap");
+        assert!(
+            peak <= limit,
+            "{algorithm}: {peak} bytes, over the cap of {limit}"
+        );
+        assert_eq!(capped, uncapped.expect("uncapped"), "{algorithm}");
+    }
+}
