@@ -120,6 +120,37 @@ fn msf_survives_every_refused_allocation() {
     }
 }
 
+/// The CPU tier under a memory cap takes the edges a part at a time (filter, gather,
+/// solve, labels): a refusal anywhere in those steps comes back as the call's error.
+#[test]
+fn capped_cpu_msf_survives_every_refused_allocation() {
+    let (n, m) = (1000u32, 30_000usize);
+    let (u, v, w) = random_graph(n, m, 17);
+    let graph = Graph::EdgeList {
+        num_vertices: n as usize,
+        u: &u,
+        v: &v,
+        weights: Some(Weights::U32(&w)),
+    };
+    let ctx = Context::new(&Options {
+        tier: Tier::Cpu,
+        cpu_threads: 2,
+        device_memory_limit: 400_000,
+        ..Options::default()
+    })
+    .expect("the CPU tier opens");
+    for algorithm in Algorithm::ALL {
+        let options = MsfOptions {
+            algorithm,
+            labels: true,
+            ..MsfOptions::default()
+        };
+        let what = format!("{algorithm} under a 400 KB cap (CPU)");
+        let sites = walk(&what, || ctx.msf(&graph, &options));
+        eprintln!("alloc_failures: {what}: {sites} allocations, each refused once");
+    }
+}
+
 /// Walks every refused allocation of `auto` on a random graph on the CPU tier.
 fn walk_auto_on_cpu(what: &str, n: u32, m: usize, seed: u64, cpu_threads: usize) {
     let (u, v, w) = random_graph(n, m, seed);
