@@ -124,21 +124,6 @@ fn msf_survives_every_refused_allocation() {
 /// solve, labels): a refusal anywhere in those steps comes back as the call's error.
 #[test]
 fn capped_cpu_msf_survives_every_refused_allocation() {
-    let (n, m) = (1000u32, 30_000usize);
-    let (u, v, w) = random_graph(n, m, 17);
-    let graph = Graph::EdgeList {
-        num_vertices: n as usize,
-        u: &u,
-        v: &v,
-        weights: Some(Weights::U32(&w)),
-    };
-    let ctx = Context::new(&Options {
-        tier: Tier::Cpu,
-        cpu_threads: 2,
-        device_memory_limit: 400_000,
-        ..Options::default()
-    })
-    .expect("the CPU tier opens");
     for algorithm in Algorithm::ALL {
         let options = MsfOptions {
             algorithm,
@@ -146,13 +131,24 @@ fn capped_cpu_msf_survives_every_refused_allocation() {
             ..MsfOptions::default()
         };
         let what = format!("{algorithm} under a 400 KB cap (CPU)");
-        let sites = walk(&what, || ctx.msf(&graph, &options));
-        eprintln!("alloc_failures: {what}: {sites} allocations, each refused once");
+        walk_on_cpu(&what, (1000, 30_000, 17), 2, 400_000, &options);
     }
 }
 
 /// Walks every refused allocation of `auto` on a random graph on the CPU tier.
 fn walk_auto_on_cpu(what: &str, n: u32, m: usize, seed: u64, cpu_threads: usize) {
+    walk_on_cpu(what, (n, m, seed), cpu_threads, 0, &MsfOptions::default());
+}
+
+/// Walks every refused allocation of an MSF call on a random graph of `n` vertices and
+/// `m` edges, on a CPU context of `cpu_threads` capped at `memory_limit` bytes.
+fn walk_on_cpu(
+    what: &str,
+    (n, m, seed): (u32, usize, u64),
+    cpu_threads: usize,
+    memory_limit: u64,
+    options: &MsfOptions,
+) {
     let (u, v, w) = random_graph(n, m, seed);
     let graph = Graph::EdgeList {
         num_vertices: n as usize,
@@ -163,11 +159,12 @@ fn walk_auto_on_cpu(what: &str, n: u32, m: usize, seed: u64, cpu_threads: usize)
     let ctx = Context::new(&Options {
         tier: Tier::Cpu,
         cpu_threads,
+        device_memory_limit: memory_limit,
         ..Options::default()
     })
     .expect("the CPU tier opens");
-    let sites = walk(what, || ctx.msf(&graph, &MsfOptions::default()));
-    eprintln!("alloc_failures: {what}: {sites} allocations");
+    let sites = walk(what, || ctx.msf(&graph, options));
+    eprintln!("alloc_failures: {what}: {sites} allocations, each refused once");
 }
 
 #[test]
