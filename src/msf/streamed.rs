@@ -225,6 +225,13 @@ impl Filter {
     fn new(ends: &Endpoints<'_>, forest: &[u64], priority: &PrioritySource<'_>) -> Result<Self> {
         let n = ends.num_vertices;
         let priority_of = |p: u64| -> u128 { priority.at(p as usize) };
+        // No forest edge, no threshold: every edge is kept.
+        let Some(heaviest) = forest.iter().map(|&p| priority_of(p)).max() else {
+            return Ok(Filter {
+                thresholds: Vec::new(),
+                labels: Vec::new(),
+            });
+        };
         // Quantiles of a sample of the forest's priorities, then one above them all.
         let stride = forest.len().div_ceil(32 * THRESHOLDS).max(1);
         let mut sample: Vec<u128> = forest
@@ -236,7 +243,6 @@ impl Filter {
         let mut thresholds: Vec<u128> = (1..THRESHOLDS)
             .map(|j| sample[j * sample.len() / THRESHOLDS])
             .collect();
-        let heaviest = forest.iter().map(|&p| priority_of(p)).max().unwrap_or(0);
         thresholds.push(heaviest + 1);
         thresholds.dedup();
         // Each forest edge joins the components from the first threshold above it on.
@@ -268,5 +274,42 @@ impl Filter {
                 labels[a as usize] != labels[b as usize]
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Unweighted edges 0-1 (priority 0) and 1-2 (priority 1).
+    fn path() -> Endpoints<'static> {
+        Endpoints {
+            num_vertices: 3,
+            u: vec![0, 1].into(),
+            v: vec![1, 2].into(),
+            ids: None,
+            ends_checked: true,
+        }
+    }
+
+    #[test]
+    fn a_forest_drops_only_edges_it_joins_by_lighter_ones() {
+        let ends = path();
+        let priority = PrioritySource::new(None, None, KeyOrder::Ascending, 0);
+        let none = Filter::new(&ends, &[], &priority).unwrap();
+        assert!(
+            none.keeps(0, 1, priority.at(1)),
+            "no forest keeps every edge"
+        );
+        let first = Filter::new(&ends, &[0], &priority).unwrap();
+        assert!(
+            !first.keeps(0, 1, priority.at(1)),
+            "joined by a lighter edge"
+        );
+        assert!(
+            first.keeps(0, 1, priority.at(0)),
+            "not heavier than the joining edge"
+        );
+        assert!(first.keeps(1, 2, priority.at(1)), "ends in two trees");
     }
 }
