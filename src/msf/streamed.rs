@@ -13,6 +13,7 @@
 //! survivors take room, so a part holds many times its share of the edges
 //! (docs/performance-log.md, issue 21).
 
+use super::positions_to_ids;
 use super::prepare::{self, Endpoints, KeyOrder, PrioritySource};
 use super::union_find::UnionFind;
 use crate::graph::Weights;
@@ -141,7 +142,7 @@ pub(super) fn solve_in_parts(
         let forest = if new_edges == 0 {
             // Nothing joined the forest since the last solve (or the graph has only
             // self-loops).
-            ids_of(ends, &part)?
+            positions_to_ids(part, ends.ids.as_deref())
         } else {
             let edges = profile::span("parts: gather", || part_endpoints(ends, part))?;
             solve_part(edges)?
@@ -178,21 +179,11 @@ fn whole_enough(algorithm: Algorithm, room: usize) -> usize {
     }
 }
 
-/// The caller's ids of whole-list positions.
-fn ids_of(ends: &Endpoints<'_>, positions: &[u64]) -> Result<Vec<u64>> {
-    // Sequential here and below: a pass over a part costs little beside its solve,
-    // and each parallel loop adds its own code to the library.
-    alloc::collect(
-        positions
-            .iter()
-            .map(|&p| ends.ids.as_ref().map_or(p, |ids| ids[p as usize])),
-        "a part's edge ids",
-    )
-}
-
 /// The edges at `positions` (ascending) as a graph of their own, each with its ends
 /// and its id in the caller's graph.
 fn part_endpoints<'a>(ends: &Endpoints<'_>, positions: Vec<u64>) -> Result<Endpoints<'a>> {
+    // Sequential: a pass over a part costs little beside its solve, and each parallel
+    // loop adds its own code to the library.
     let gather = |side: &[u32]| {
         alloc::collect(
             positions.iter().map(|&p| side[p as usize]),
@@ -200,10 +191,8 @@ fn part_endpoints<'a>(ends: &Endpoints<'_>, positions: Vec<u64>) -> Result<Endpo
         )
     };
     let (u, v) = (gather(&ends.u)?, gather(&ends.v)?);
-    let ids = match &ends.ids {
-        None => positions,
-        Some(_) => ids_of(ends, &positions)?,
-    };
+    // In place: the positions' array becomes the ids'.
+    let ids = positions_to_ids(positions, ends.ids.as_deref());
     Ok(Endpoints {
         num_vertices: ends.num_vertices,
         u: u.into(),
