@@ -1184,15 +1184,16 @@ __kernel void rs_forest_weights(__global const uint* weights, __global const ulo
 // A graph solved in partitions: the whole list's positions of the forest a partition
 // call found (`ids`: its positions in the call, whose first `carried` edges are the
 // forest carried in, at the whole list's positions `before`; the rest are the list's
-// edges from `start` on).
+// edges from `start` on, or, where `listed`, the edges at positions `own`: the
+// survivors of a filter).
 __kernel void rs_carry_positions(__global const ulong* ids, uint count, uint carried,
-                                 ulong start, __global const ulong* before,
-                                 __global ulong* after) {
+                                 ulong start, __global const ulong* before, uint listed,
+                                 __global const ulong* own, __global ulong* after) {
     uint i = get_global_id(0);
     if (i >= count)
         return;
     ulong p = ids[i];
-    after[i] = p < carried ? before[p] : start + (p - carried);
+    after[i] = p < carried ? before[p] : listed ? own[p - carried] : start + (p - carried);
 }
 
 // ---- CSR graphs in device memory: checked there, their u < v entries made an edge list ----
@@ -1394,10 +1395,7 @@ __kernel void labels_link(__global const ulong* ids, uint count, ulong edges,
 // parent is always below its child (links hang the higher root under the lower, and
 // halving skips to a grandparent), so atomic_min never moves a vertex off a path to
 // its root and the last value each vertex holds is the root itself.
-__kernel void labels_flatten(__global volatile uint* parent, uint vertices) {
-    uint v = get_global_id(0);
-    if (v >= vertices)
-        return;
+inline void flatten_to_root(__global volatile uint* parent, uint v) {
     uint x = v;
     for (;;) {
         uint p = parent[x];
@@ -1409,4 +1407,120 @@ __kernel void labels_flatten(__global volatile uint* parent, uint vertices) {
         x = gp;
     }
     atomic_min(&parent[v], x);
+}
+
+__kernel void labels_flatten(__global volatile uint* parent, uint vertices) {
+    uint v = get_global_id(0);
+    if (v < vertices)
+        flatten_to_root(parent, v);
+}
+
+// ---- a graph solved in partitions: later edges filtered against the forest so far ----
+// Every edge of the forest carried so far precedes, in the list, the edges still to
+// come, so a forest edge whose key is at most an edge's key is lighter than it. The host
+// picks ascending key thresholds from a sample of the forest's keys; labels j
+// (`vertices` words from j * vertices) are the components of the forest's edges whose
+// key is at most thresholds[j]. An edge whose key is at least thresholds[j] (the
+// largest such j) and whose ends share labels j closes a cycle of lighter edges: no
+// minimum spanning forest of the rest of the list holds it.
+
+// Edge e's key as a ulong (0 unweighted; `kind` and `descending` as for narrow_key);
+// *nan is set where the weight is a NaN.
+inline ulong filter_key(__global const Key* weights, ulong e, uint kind, uint descending,
+                        bool* nan) {
+#if KEYS == 0
+    *nan = false;
+    return 0;
+#elif KEYS == 2
+    ulong bits = weights[e];
+    *nan = kind == 2 && (bits & 0x7FFFFFFFFFFFFFFFul) > 0x7FF0000000000000ul;
+    return wide_key(bits, kind, descending);
+#else
+    uint bits = weights[e];
+    *nan = kind == 2 && (bits & 0x7FFFFFFFu) > 0x7F800000u;
+    return narrow_key(bits, kind, descending);
+#endif
+}
+
+// labels[g] = g mod vertices for g < total: each vertex its own component at every
+// threshold.
+__kernel void sf_labels_init(__global uint* labels, uint vertices, ulong total) {
+    ulong g = get_global_id(0);
+    if (g < total)
+        labels[g] = (uint)(g % vertices);
+}
+
+// Forest edge i (of `count`, the first edges of fu, fv, fw) joins its ends in the
+// labels of each of the `levels` thresholds that its key does not exceed.
+__kernel void sf_labels_link(__global const uint* fu, __global const uint* fv,
+                             __global const Key* fw, uint count, uint kind, uint descending,
+                             __global const ulong* thresholds, uint levels, uint vertices,
+                             __global volatile uint* labels) {
+    uint i = get_global_id(0);
+    if (i >= count)
+        return;
+    bool nan;
+    ulong key = filter_key(fw, i, kind, descending, &nan);
+    for (uint j = levels; j > 0 && key <= thresholds[j - 1]; j--)
+        link_roots(labels + (ulong)(j - 1) * vertices, fu[i], fv[i]);
+}
+
+// Every label becomes its component's root (labels_flatten at each threshold).
+__kernel void sf_labels_flatten(__global volatile uint* labels, uint vertices, ulong total) {
+    ulong g = get_global_id(0);
+    if (g < total)
+        flatten_to_root(labels + (g / vertices) * vertices, (uint)(g % vertices));
+}
+
+// flags[i] = 1 where edge first + i of eu, ev, weights (i < len) may belong to the
+// forest, else 0, up to the next multiple of 16 (rs_count_chosen reads 16 at a time).
+// An edge with an end out of range or a NaN weight is kept, so that the solve that
+// takes it names it; a self-loop is dropped.
+__kernel void sf_keep(__global const uint* eu, __global const uint* ev,
+                      __global const Key* weights, ulong first, uint len, uint vertices,
+                      uint kind, uint descending, __global const ulong* thresholds,
+                      uint levels, __global const uint* labels, __global uchar* flags) {
+    uint i = get_global_id(0);
+    if ((ulong)i >= ((ulong)len + 15) / 16 * 16)
+        return;
+    uchar keep = 0;
+    if (i < len) {
+        ulong e = first + i;
+        uint a = eu[e], b = ev[e];
+        bool nan;
+        ulong key = filter_key(weights, e, kind, descending, &nan);
+        keep = 1;
+        if (a < vertices && b < vertices && !nan) {
+            uint j = levels;
+            while (j > 0 && thresholds[j - 1] > key)
+                j--;
+            if (a == b) {
+                keep = 0;
+            } else if (j > 0) {
+                __global const uint* l = labels + (ulong)(j - 1) * vertices;
+                keep = l[a] != l[b];
+            }
+        }
+    }
+    flags[i] = keep;
+}
+
+// The kept edges, first + ids[k] for k < count (ascending), appended to the survivors'
+// arrays from `at`: their ends and `weight_words` 32-bit words of weight each; their
+// positions in the whole list (`start` + ids[k]) go to `positions` from `listed_at`.
+__kernel void sf_gather(__global const uint* eu, __global const uint* ev,
+                        __global const uint* weights, ulong first, __global const ulong* ids,
+                        uint count, ulong start, uint weight_words, uint at,
+                        __global uint* su, __global uint* sv, __global uint* sw,
+                        uint listed_at, __global ulong* positions) {
+    uint k = get_global_id(0);
+    if (k >= count)
+        return;
+    ulong e = first + ids[k];
+    ulong s = (ulong)at + k;
+    su[s] = eu[e];
+    sv[s] = ev[e];
+    for (uint w = 0; w < weight_words; w++)
+        sw[weight_words * s + w] = weights[weight_words * e + w];
+    positions[listed_at + k] = start + ids[k];
 }

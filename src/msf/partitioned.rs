@@ -11,7 +11,8 @@
 //! list there); the host brings its positions back once, at the end.
 
 use super::{device_adjacency, Result};
-use crate::tier::gpu::msf::resident::{Fresh, Partitions, Source, Work};
+use crate::tier::gpu::msf::partitions::solve_host_list;
+use crate::tier::gpu::msf::resident::Work;
 use crate::tier::gpu::msf::DeviceTimings;
 use crate::tier::gpu::{Device, Gpu};
 use crate::types::Element;
@@ -29,16 +30,5 @@ pub(super) fn solve_in_partitions<D: Device, W: Element>(
     work: &Work,
     fit: usize,
 ) -> Result<Option<(Vec<u64>, DeviceTimings)>> {
-    let mut partitions = Partitions::<D, W>::new(tier, *work, n);
-    let fresh = |range| Fresh {
-        source: Source::Host { u, v, weights },
-        range,
-    };
-    if partitions
-        .solve_all(u.len(), fit, fresh, device_adjacency)?
-        .is_err()
-    {
-        return Ok(None);
-    }
-    partitions.finish().map(Some)
+    Ok(solve_host_list(tier, n, (u, v, weights), work, fit, device_adjacency)?.ok())
 }

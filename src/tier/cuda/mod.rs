@@ -162,8 +162,8 @@ impl SideStream {
 
 impl Drop for SideStream {
     fn drop(&mut self) {
-        // SAFETY: dropped with the Context, bound, or never used; every copy on the
-        // stream was waited for by its `write_beside`, and the stream is destroyed once.
+        // SAFETY: dropped with the Context, bound, or never used; the stream's copies
+        // are waited for first, and the stream is destroyed once.
         unsafe {
             let _ = result::stream::synchronize(self.stream);
             drop(self.ring.take());
@@ -231,6 +231,10 @@ const TRANSFER_MIN_BYTES: usize = 1 << 20;
 struct TransferRing {
     buffers: [*mut u8; TRANSFER_BUFFERS],
     events: [sys::CUevent; TRANSFER_BUFFERS],
+    /// The buffer a chunked copy takes next: copies that follow one another (the
+    /// pieces of one `write_beside`) go on alternating, so each one's host copy
+    /// overlaps the last one's device copy.
+    next: usize,
 }
 
 impl TransferRing {
@@ -240,6 +244,7 @@ impl TransferRing {
         let mut ring = TransferRing {
             buffers: [std::ptr::null_mut(); TRANSFER_BUFFERS],
             events: [std::ptr::null_mut(); TRANSFER_BUFFERS],
+            next: 0,
         };
         for k in 0..TRANSFER_BUFFERS {
             // SAFETY: a plain page-locked allocation, freed in Drop (a null entry is
@@ -847,7 +852,8 @@ impl CudaDevice {
     ) -> Result<()> {
         let size = chunk_for(data.len());
         for (i, chunk) in data.chunks(size).enumerate() {
-            let k = i % TRANSFER_BUFFERS;
+            let k = ring.next;
+            ring.next = (k + 1) % TRANSFER_BUFFERS;
             crate::profile::span("cuda: wait for a transfer buffer", || ring.wait(k))?;
             // SAFETY: the buffer's last device copy is over (waited for just above), and
             // a chunk is at most a buffer's size.
@@ -867,6 +873,89 @@ impl CudaDevice {
         // in a transfer buffer, which the ring's events guard), and later work on the
         // stream runs after the copy. `Gpu::upload_buffer`, whose buffer the caller may
         // use on another stream, waits.
+        Ok(())
+    }
+
+    /// Makes work issued to `waiter` from now on wait for the work issued to `waited`
+    /// so far (the context is bound).
+    ///
+    /// # Safety
+    /// Both streams are live streams of the context.
+    unsafe fn stream_after(&self, waiter: sys::CUstream, waited: sys::CUstream) -> Result<()> {
+        let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
+            .map_err(self.err("cuEventCreate"))?;
+        // SAFETY: the streams are live (the caller's promise); the event was made
+        // above and is destroyed below, after the wait is enqueued (the driver keeps
+        // what the wait needs).
+        let outcome = unsafe {
+            result::event::record(event, waited)
+                .map_err(self.err("cuEventRecord"))
+                .and_then(|()| {
+                    result::stream::wait_event(
+                        waiter,
+                        event,
+                        sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+                    )
+                    .map_err(self.err("cuStreamWaitEvent"))
+                })
+        };
+        // SAFETY: made above; no longer recorded.
+        unsafe {
+            let _ = result::event::destroy(event);
+        }
+        outcome
+    }
+
+    /// Copies `pieces` (device address, bytes) to the device through the transfer
+    /// buffers, packed: each fill of a buffer (half the bytes, from 8 MiB to a buffer)
+    /// takes the next bytes of one piece or of several, in one pass on all cores (a
+    /// pass per piece would cost a fork and join each), then a device copy per piece
+    /// part; the other buffer is filled while they run. No wait for the copies.
+    fn write_packed(
+        &self,
+        ring: &mut TransferRing,
+        pieces: &[(sys::CUdeviceptr, &[u8])],
+        stream: sys::CUstream,
+    ) -> Result<()> {
+        // Two fills at least, so that the second's host copy overlaps the first's
+        // device copy.
+        let total: usize = pieces.iter().map(|(_, data)| data.len()).sum();
+        let most = transfer_chunk_bytes();
+        let size = (total.div_ceil(2).next_multiple_of(1 << 16)).clamp(most.min(8 << 20), most);
+        let (mut piece, mut done) = (0, 0);
+        while piece < pieces.len() {
+            // This buffer's parts: the next `size` bytes of the pieces.
+            let (mut parts, mut room) = (Vec::new(), size);
+            while piece < pieces.len() && room > 0 {
+                let (to, data) = pieces[piece];
+                let take = (data.len() - done).min(room);
+                parts.push((to + done as u64, &data[done..done + take]));
+                (room, done) = (room - take, done + take);
+                if done == data.len() {
+                    (piece, done) = (piece + 1, 0);
+                }
+            }
+            let k = ring.next;
+            ring.next = (k + 1) % TRANSFER_BUFFERS;
+            crate::profile::span("cuda: wait for a transfer buffer", || ring.wait(k))?;
+            // SAFETY: the buffer's last device copy is over (waited for just above), and
+            // its parts take at most a buffer's size.
+            let buffer = unsafe { ring.buffer(k, size - room) };
+            let bytes: Vec<&[u8]> = parts.iter().map(|(_, data)| *data).collect();
+            crate::profile::span("cuda: copy into a transfer buffer", || {
+                copy_pieces(buffer, &bytes)
+            });
+            let mut at = 0;
+            for (to, data) in parts {
+                // SAFETY: the caller keeps each device range inside its allocation; the
+                // buffer is page-locked and is not written again before its event
+                // (recorded next) says these copies are over.
+                unsafe { result::memcpy_htod_async(to, &buffer[at..at + data.len()], stream) }
+                    .map_err(self.err("cuMemcpyHtoDAsync from page-locked memory"))?;
+                at += data.len();
+            }
+            ring.mark(k, stream)?;
+        }
         Ok(())
     }
 
@@ -1085,28 +1174,8 @@ impl gpu::Device for CudaDevice {
 
     unsafe fn follow(&self, queue: *mut std::ffi::c_void) -> Result<()> {
         self.context.bind()?;
-        let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
-            .map_err(self.err("cuEventCreate"))?;
-        // SAFETY: the caller's stream is live (the caller's promise); the event was
-        // made above and is destroyed below, after the wait is enqueued (the driver
-        // keeps what the wait needs).
-        let outcome = unsafe {
-            result::event::record(event, queue as sys::CUstream)
-                .map_err(self.err("cuEventRecord on the caller's stream"))
-                .and_then(|()| {
-                    result::stream::wait_event(
-                        self.stream(),
-                        event,
-                        sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
-                    )
-                    .map_err(self.err("cuStreamWaitEvent"))
-                })
-        };
-        // SAFETY: made above; no longer recorded.
-        unsafe {
-            let _ = result::event::destroy(event);
-        }
-        outcome
+        // SAFETY: the caller's stream is live (the caller's promise).
+        unsafe { self.stream_after(self.stream(), queue as sys::CUstream) }
     }
 
     fn native_handles(&self) -> gpu::NativeHandles {
@@ -1163,7 +1232,7 @@ impl gpu::Device for CudaDevice {
         gpu::write_each(self, fillings)
     }
 
-    fn write_beside(&self, memory: &mut CudaMemory, offset: usize, data: &[u8]) -> Result<()> {
+    fn write_beside(&self, fillings: &mut [gpu::Filling<'_, Self>]) -> Result<()> {
         self.context.bind()?;
         let mut side = self
             .context
@@ -1176,19 +1245,66 @@ impl gpu::Device for CudaDevice {
         let Some(SideStream { stream, ring }) = side.as_mut() else {
             unreachable!("made above");
         };
-        let to = memory.pointer + offset as u64;
-        match ring {
-            Some(ring) if data.len() >= TRANSFER_MIN_BYTES => {
-                self.write_chunked(ring, to, data, *stream)?
+        // Each piece at its device address, in order.
+        let mut pieces = Vec::new();
+        for filling in fillings.iter() {
+            let mut to = filling.memory.pointer;
+            for data in filling.pieces.iter().filter(|piece| !piece.is_empty()) {
+                pieces.push((to, *data));
+                to += data.len() as u64;
             }
-            // SAFETY: the caller keeps the range inside the allocation, whose creation
-            // is complete; the stream is synchronized below, before `data` may go.
-            _ => unsafe { result::memcpy_htod_async(to, data, *stream) }
-                .map_err(self.err("cuMemcpyHtoDAsync (on a second stream)"))?,
+        }
+        let total: usize = pieces.iter().map(|(_, data)| data.len()).sum();
+        match ring {
+            // No wait: the bytes are in the transfer buffers (whose events guard
+            // them) when this returns; the main stream waits in `await_beside`.
+            Some(ring) if total >= TRANSFER_MIN_BYTES => {
+                return self.write_packed(ring, &pieces, *stream)
+            }
+            _ => {
+                for (to, data) in pieces {
+                    // SAFETY: the caller keeps the range inside the allocation, whose
+                    // creation is complete; the stream is synchronized below, before
+                    // `data` may go.
+                    unsafe { result::memcpy_htod_async(to, data, *stream) }
+                        .map_err(self.err("cuMemcpyHtoDAsync (on a second stream)"))?;
+                }
+            }
         }
         // SAFETY: the stream lives as long as the context.
         unsafe { result::stream::synchronize(*stream) }
             .map_err(self.err("cuStreamSynchronize after a copy on a second stream"))
+    }
+
+    fn prepare_beside(&self) -> Result<()> {
+        self.context.bind()?;
+        let mut side = self
+            .context
+            .side
+            .lock()
+            .map_err(|_| Error::internal("the CUDA second stream was poisoned"))?;
+        if side.is_none() {
+            *side = Some(SideStream::new()?);
+        }
+        let Some(side) = side.as_ref() else {
+            unreachable!("made above");
+        };
+        // SAFETY: both streams live as long as the context.
+        unsafe { self.stream_after(side.stream, self.stream()) }
+    }
+
+    fn await_beside(&self) -> Result<()> {
+        self.context.bind()?;
+        let side = self
+            .context
+            .side
+            .lock()
+            .map_err(|_| Error::internal("the CUDA second stream was poisoned"))?;
+        match side.as_ref() {
+            // SAFETY: both streams live as long as the context.
+            Some(side) => unsafe { self.stream_after(self.stream(), side.stream) },
+            None => Ok(()),
+        }
     }
 
     fn read(&self, memory: &CudaMemory, offset: usize, out: &mut [u8]) -> Result<()> {

@@ -94,12 +94,25 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     fn write_all(&self, fillings: &mut [Filling<'_, Self>]) -> Result<()> {
         write_each(self, fillings)
     }
-    /// Writes `data` at byte `offset` on a queue of its own, beside the one all other
-    /// work goes to, so that another thread's kernels may run meanwhile; returns once
-    /// the bytes are in device memory. The allocation must be complete (`finish` was
-    /// called after it), and no work on the main queue may touch the range until this
-    /// returns.
-    fn write_beside(&self, memory: &mut Self::Memory, offset: usize, data: &[u8]) -> Result<()>;
+    /// Writes each filling's pieces one after another from byte 0 of its memory, on a
+    /// queue of its own beside the one all other work goes to, so that another
+    /// thread's kernels may run meanwhile; returns once the caller's bytes may go (the
+    /// device's copies may still run: work on the main queue that reads them follows
+    /// [`Device::await_beside`]). [`Device::prepare_beside`] was called after the
+    /// buffers were allocated, and no work issued to the main queue since may touch
+    /// them before `await_beside`.
+    fn write_beside(&self, fillings: &mut [Filling<'_, Self>]) -> Result<()>;
+    /// Makes the copies of `write_beside` calls from now on follow the work issued to
+    /// the main queue so far (buffer allocations among it; a buffer recycled from a
+    /// release may still be in use there): by default, waits for it.
+    fn prepare_beside(&self) -> Result<()> {
+        self.finish()
+    }
+    /// Makes work issued to the main queue from now on wait for the copies of
+    /// `write_beside` calls that have returned.
+    fn await_beside(&self) -> Result<()> {
+        Ok(())
+    }
     /// Reads `out.len()` bytes from byte `offset` (blocking).
     fn read(&self, memory: &Self::Memory, offset: usize, out: &mut [u8]) -> Result<()>;
     /// Starts copying the u32 at byte `offset` to the host once the work issued so far
@@ -573,16 +586,24 @@ impl<D: Device> Gpu<D> {
         })
     }
 
-    /// Copies `data` into `buffer` from element 0 on a queue of its own (see
-    /// [`Device::write_beside`]).
-    fn write_beside<T: Plain>(&self, buffer: &mut DeviceBuffer<D, T>, data: &[T]) -> Result<()> {
-        if data.is_empty() {
-            return Ok(());
-        }
-        assert!(data.len() <= buffer.len, "write past a device buffer's end");
+    /// See [`Device::write_beside`].
+    fn write_beside(&self, fillings: &mut [Filling<'_, D>]) -> Result<()> {
         self.driver("a copy to the device beside other work", || {
-            self.device
-                .write_beside(&mut buffer.memory, 0, bytes_of(data))
+            self.device.write_beside(fillings)
+        })
+    }
+
+    /// See [`Device::prepare_beside`].
+    fn prepare_beside(&self) -> Result<()> {
+        self.driver("ordering copies beside other work", || {
+            self.device.prepare_beside()
+        })
+    }
+
+    /// See [`Device::await_beside`].
+    fn await_beside(&self) -> Result<()> {
+        self.driver("waiting for copies beside other work", || {
+            self.device.await_beside()
         })
     }
 
@@ -793,6 +814,29 @@ impl<D: Device, T> DeviceBuffer<D, T> {
 
     fn arg(&self) -> Arg<D> {
         Arg::Mem(D::handle(&self.memory))
+    }
+
+    /// The same memory as elements of type U, of T's size.
+    pub(crate) fn cast<U>(self) -> DeviceBuffer<D, U> {
+        assert_eq!(
+            std::mem::size_of::<T>(),
+            std::mem::size_of::<U>(),
+            "a device buffer cast to elements of another size"
+        );
+        let this = std::mem::ManuallyDrop::new(self);
+        // SAFETY: `this` is never dropped, so its memory and meter are moved out once
+        // each (the meter's count goes with them); device memory holds bytes whatever
+        // the element type says.
+        let (memory, meter) =
+            unsafe { (std::ptr::read(&this.memory), std::ptr::read(&this.meter)) };
+        DeviceBuffer {
+            memory,
+            len: this.len,
+            capacity: this.capacity,
+            bytes: this.bytes,
+            meter,
+            element: PhantomData,
+        }
     }
 
     /// See [`Device::address`].

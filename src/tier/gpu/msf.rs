@@ -15,7 +15,9 @@
 use std::borrow::Cow;
 
 pub(crate) mod csr;
+mod filter;
 pub(crate) mod labels;
+pub(crate) mod partitions;
 pub(crate) mod resident;
 
 use super::{Arg, Device, DeviceBuffer, Gpu, ProgramKind};

@@ -400,7 +400,7 @@ impl gpu::Device for OpenClDevice {
             .map_err(|e| self.cl_error("clEnqueueWriteBuffer", e))
     }
 
-    fn write_beside(&self, memory: &mut ClMemory, offset: usize, data: &[u8]) -> Result<()> {
+    fn write_beside(&self, fillings: &mut [gpu::Filling<'_, Self>]) -> Result<()> {
         let queue = match self.side_queue.get() {
             Some(queue) => queue,
             None => {
@@ -410,10 +410,15 @@ impl gpu::Device for OpenClDevice {
                 self.side_queue.get_or_init(|| queue)
             }
         };
-        // The buffer's creation is complete (the caller's promise), so a second queue
-        // may write it.
-        write_blocking(queue, memory, offset, data)
-            .map_err(|e| self.cl_error("clEnqueueWriteBuffer (on a second queue)", e))
+        for filling in fillings {
+            let mut offset = 0;
+            for piece in filling.pieces.iter().filter(|piece| !piece.is_empty()) {
+                write_blocking(queue, filling.memory, offset, piece)
+                    .map_err(|e| self.cl_error("clEnqueueWriteBuffer (on a second queue)", e))?;
+                offset += piece.len();
+            }
+        }
+        Ok(())
     }
 
     fn read(&self, memory: &ClMemory, offset: usize, out: &mut [u8]) -> Result<()> {

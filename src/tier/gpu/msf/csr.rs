@@ -265,6 +265,8 @@ pub(crate) fn positions_to_entries<D: Device>(
                 Arg::U32(u32::MAX),
                 Arg::U64(0),
                 entries.arg(),
+                Arg::U32(0),
+                entries.arg(),
                 ids.arg(),
             ],
         )?;

@@ -4,7 +4,6 @@
 //! only a few words, plus the forest's weights when the caller wants its total.
 
 use std::borrow::Cow;
-use std::ops::Range;
 use std::sync::{Arc, Condvar, Mutex};
 
 use super::{
@@ -52,8 +51,15 @@ pub(crate) enum Finding {
 }
 
 impl Finding {
+    /// The edge found.
+    pub(super) fn edge(self) -> usize {
+        match self {
+            Finding::EndOutOfRange { edge, .. } | Finding::NanWeight { edge } => edge,
+        }
+    }
+
     /// The same finding for an edge `by` positions further on.
-    fn moved(self, by: isize) -> Finding {
+    pub(super) fn moved(self, by: isize) -> Finding {
         let at = |edge: usize| edge.wrapping_add_signed(by);
         match self {
             Finding::EndOutOfRange { u, edge, value } => Finding::EndOutOfRange {
@@ -94,7 +100,7 @@ pub(super) fn key_kind(dtype: DType) -> u32 {
 const NO_POSITION: u32 = u32::MAX;
 
 /// Edges per work-item when the forest's ids are written (IDS_PER_ITEM in msf.cl).
-const IDS_PER_ITEM: usize = 16;
+pub(super) const IDS_PER_ITEM: usize = 16;
 /// Blocks of edges (a work-group's each) up to which the forest's ids take one launch
 /// (`rs_ids_one_pass`, whose groups read every earlier block's count: blocks^2 / 2 reads).
 const ONE_PASS_BLOCKS: usize = 1024;
@@ -182,15 +188,11 @@ fn solve_in_partitions<D: Device, W: Element>(
         total: Total::None,
         ..*work
     };
-    let mut partitions = Partitions::<D, W>::new(tier, each, list.num_vertices);
-    let fresh = |range| Fresh {
-        source: Source::Device(list),
-        range,
-    };
-    if let Err(seen) = partitions.solve_all(list.u.len(), fit, fresh, adjacency)? {
-        return Ok(ResidentOutcome::Invalid(first_bad_edge(tier, list, seen)?));
-    }
-    let (count, positions, mut watch, mut timings) = partitions.into_parts();
+    let (count, positions, mut watch, mut timings) =
+        match super::partitions::solve_device_list(tier, list, &each, fit, adjacency)? {
+            Ok(parts) => parts,
+            Err(seen) => return Ok(ResidentOutcome::Invalid(first_bad_edge(tier, list, seen)?)),
+        };
     let mut weights = work.brings_weights().then(Vec::new);
     if let Some(positions) = &positions {
         if let Some(ids) = ids {
@@ -306,7 +308,7 @@ fn empty_forest<W>() -> ResidentOutcome<W> {
 
 /// Refuses a call on host arrays of `m` edges over `n` vertices that the device cannot
 /// hold; false when there is nothing to solve (no edges).
-fn check_host_call<D: Device, W: Element>(
+pub(super) fn check_host_call<D: Device, W: Element>(
     tier: &Gpu<D>,
     n: usize,
     m: usize,
@@ -340,7 +342,7 @@ fn check_host_call<D: Device, W: Element>(
 type Solution<D, W> = (ResidentOutcome<W>, Option<DeviceBuffer<D, u64>>);
 
 /// Solves uploaded arrays (see [`Solution`]).
-fn solve_uploaded<D: Device, W: Element>(
+pub(super) fn solve_uploaded<D: Device, W: Element>(
     tier: &Gpu<D>,
     arrays: &mut EdgeArrays<D, W>,
     work: &Work,
@@ -354,357 +356,6 @@ fn solve_uploaded<D: Device, W: Element>(
     };
     let outcome = solve_arrays(tier, arrays, ids.as_ref(), work, adjacency, watch)?;
     Ok((outcome, ids))
-}
-
-/// A graph solved in partitions whose forest stays in device memory: each call solves
-/// the forest carried so far followed by the next edges of the list, the forest
-/// gathered on the device from the last call's arrays, and its positions in the whole
-/// list kept there too (no trip through the host, no second upload).
-pub(crate) struct Partitions<'t, D: Device, W> {
-    tier: &'t Gpu<D>,
-    work: Work,
-    num_vertices: usize,
-    /// One watch for every call: the peak counts the arrays carried between calls.
-    watch: Stopwatch,
-    /// The last call's arrays and its forest in them.
-    last: Option<Solved<D, W>>,
-    /// The carried forest's positions in the whole list (as many as `last.count`).
-    positions: Option<DeviceBuffer<D, u64>>,
-    timings: DeviceTimings,
-}
-
-/// Where a partition's own edges come from: `range` of a whole list.
-pub(crate) struct Fresh<'a, D: Device, W> {
-    pub source: Source<'a, D, W>,
-    pub range: Range<usize>,
-}
-
-/// A whole edge list: host arrays (a partition's range is uploaded) or arrays in device
-/// memory (copied on the device).
-pub(crate) enum Source<'a, D: Device, W> {
-    Host {
-        u: &'a [u32],
-        v: &'a [u32],
-        weights: Option<&'a [W]>,
-    },
-    Device(&'a EdgeArrays<D, W>),
-}
-
-impl<D: Device, W> Source<'_, D, W> {
-    fn weighted(&self) -> bool {
-        match self {
-            Source::Host { weights, .. } => weights.is_some(),
-            Source::Device(list) => list.weights.is_some(),
-        }
-    }
-}
-
-/// What a partition leaves the next: the forest's edge count so far and the next
-/// partition's edges if they were uploaded ahead.
-type Carried<D, W> = (usize, Option<EdgeArrays<D, W>>);
-
-/// A partition's own edges: a range of a whole list, or edges uploaded ahead into
-/// buffers of their own.
-enum PartEdges<'a, D: Device, W> {
-    Of(Fresh<'a, D, W>),
-    Staged(EdgeArrays<D, W>),
-}
-
-/// Copies edges `range` of `from` into `into` from position `at` on (queued).
-fn copy_edges<D: Device, W: Element>(
-    tier: &Gpu<D>,
-    from: &EdgeArrays<D, W>,
-    range: Range<usize>,
-    into: &mut EdgeArrays<D, W>,
-    at: usize,
-) -> Result<()> {
-    let len = range.len();
-    tier.copy_at(&from.u, range.start, &mut into.u, at, len)?;
-    tier.copy_at(&from.v, range.start, &mut into.v, at, len)?;
-    if let (Some(w), Some(into)) = (&from.weights, &mut into.weights) {
-        tier.copy_at(w, range.start, into, at, len)?;
-    }
-    Ok(())
-}
-
-/// A partition's arrays and the positions in them of its forest's `count` edges, all
-/// on the device.
-struct Solved<D: Device, W> {
-    arrays: EdgeArrays<D, W>,
-    ids: DeviceBuffer<D, u64>,
-    count: usize,
-}
-
-impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
-    pub(crate) fn new(tier: &'t Gpu<D>, work: Work, num_vertices: usize) -> Self {
-        Partitions {
-            tier,
-            work,
-            num_vertices,
-            watch: Stopwatch::start(tier),
-            last: None,
-            positions: None,
-            timings: DeviceTimings::default(),
-        }
-    }
-
-    /// Solves the list's edges `0..m` a partition at a time, each of at most `fit`
-    /// edges with the forest carried so far; `fresh` gives the edges of a range.
-    /// `Err(finding)` when a partition's device finds a bad edge, at its position in
-    /// the whole list: a partition sees only its part, so the caller names the first
-    /// bad edge of the whole list from there.
-    ///
-    /// Host edges go up ahead: each partition's edges are uploaded into buffers of
-    /// their own on a second queue while the device solves the partition before (from
-    /// the second partition on). The partitions leave room for those buffers, sized
-    /// for the largest forest that may be carried (n - 1 edges), since a partition's
-    /// size is chosen before the forest it follows is known.
-    pub(crate) fn solve_all<'a>(
-        &mut self,
-        m: usize,
-        fit: usize,
-        fresh: impl Fn(Range<usize>) -> Fresh<'a, D, W>,
-        adjacency: fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>,
-    ) -> Result<std::result::Result<(), Finding>>
-    where
-        D: 'a,
-        W: 'a,
-    {
-        let whole = fresh(0..m);
-        let ahead = match whole.source {
-            Source::Host { .. } if m > fit => {
-                let weighted = whole.source.weighted();
-                let (working, raw) = (
-                    edge_bytes::<W>(self.work.algorithm, weighted),
-                    input_bytes::<W>(weighted),
-                );
-                // With n - 1 edges carried, a partition of `later` edges and the next
-                // one's uploaded edges take the memory of `fit` edges' working sets.
-                let most_carried = self.num_vertices.saturating_sub(1) as u64;
-                let later =
-                    ((fit as u64).saturating_sub(most_carried) * working / (working + raw)).max(1);
-                // The first carries nothing.
-                let first = (fit as u64)
-                    .saturating_sub((later * raw).div_ceil(working))
-                    .max(1);
-                Some((first as usize, later as usize))
-            }
-            _ => None,
-        };
-        let (mut start, mut carried) = (0, 0);
-        let mut staged: Option<EdgeArrays<D, W>> = None;
-        while start < m {
-            let end = match (&staged, ahead) {
-                (Some(next), _) => start + next.u.len(),
-                (None, Some((first, _))) => m.min(start + first),
-                (None, None) => m.min(start + (fit - carried)),
-            };
-            let upload = ahead
-                .filter(|_| end < m)
-                .map(|(_, later)| fresh(end..m.min(end + later)));
-            let edges = match staged.take() {
-                Some(arrays) => PartEdges::Staged(arrays),
-                None => PartEdges::Of(fresh(start..end)),
-            };
-            match self.solve_next(edges, start, upload, adjacency)? {
-                Ok((forest_edges, next)) => (carried, staged) = (forest_edges, next),
-                Err(finding) => return Ok(Err(finding)),
-            }
-            start = end;
-        }
-        Ok(Ok(()))
-    }
-
-    /// Solves the forest carried so far (its edges first, in the order they were
-    /// solved) followed by `edges`, edges `start..` of the whole list, while `upload`
-    /// (host edges) goes up into buffers of its own beside the work: the forest's edge
-    /// count so far and those buffers, or the device's finding if a check fails.
-    fn solve_next(
-        &mut self,
-        edges: PartEdges<'_, D, W>,
-        start: usize,
-        upload: Option<Fresh<'_, D, W>>,
-        adjacency: fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>,
-    ) -> Result<std::result::Result<Carried<D, W>, Finding>> {
-        let tier = self.tier;
-        let n = self.num_vertices;
-        let (weighted, len) = match &edges {
-            PartEdges::Of(fresh) => (fresh.source.weighted(), fresh.range.len()),
-            PartEdges::Staged(arrays) => (arrays.weights.is_some(), arrays.u.len()),
-        };
-        let carried = self.last.as_ref().map_or(0, |last| last.count);
-        let m = carried + len;
-        check_host_call::<D, W>(tier, n, m, &self.work, weighted)?;
-        let mut arrays = EdgeArrays {
-            num_vertices: n,
-            u: tier.alloc::<u32>(m)?,
-            v: tier.alloc::<u32>(m)?,
-            weights: weighted.then(|| tier.alloc::<W>(m)).transpose()?,
-            kept: true,
-        };
-        let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(tier, weighted)))?;
-        if let Some(Solved {
-            arrays: last,
-            ids,
-            count,
-        }) = self.last.as_ref().filter(|last| last.count > 0)
-        {
-            let gather = |from: Arg<D>, wide: bool, into: Arg<D>| {
-                tier.launch(
-                    &program,
-                    "rs_forest_weights",
-                    *count,
-                    0,
-                    &[
-                        from,
-                        ids.arg(),
-                        Arg::U32(*count as u32),
-                        Arg::U32(wide as u32),
-                        into,
-                    ],
-                )
-            };
-            gather(last.u.arg(), false, arrays.u.arg())?;
-            gather(last.v.arg(), false, arrays.v.arg())?;
-            if let (Some(from), Some(into)) = (&last.weights, &arrays.weights) {
-                gather(from.arg(), W::DTYPE.size() == 8, into.arg())?;
-            }
-        }
-        // The partition's own edges behind the forest (the gathers write only its
-        // part). The last call's arrays, and edges uploaded ahead, are freed after
-        // them, which is safe while the copies may still run: frees are ordered behind
-        // the work already queued (CUDA's stream-ordered pool, OpenCL's release of a
-        // buffer in use).
-        match edges {
-            PartEdges::Of(Fresh {
-                source: Source::Host { u, v, weights },
-                range,
-            }) => {
-                tier.write_at(&mut arrays.u, carried, &u[range.clone()])?;
-                tier.write_at(&mut arrays.v, carried, &v[range.clone()])?;
-                if let (Some(into), Some(w)) = (&mut arrays.weights, weights) {
-                    tier.write_at(into, carried, &w[range])?;
-                }
-            }
-            PartEdges::Of(Fresh {
-                source: Source::Device(list),
-                range,
-            }) => copy_edges(tier, list, range, &mut arrays, carried)?,
-            PartEdges::Staged(next) => copy_edges(tier, &next, 0..len, &mut arrays, carried)?,
-        }
-        self.last = None;
-        // The next partition's host edges go up on another thread, on the device's
-        // second queue, while this one is solved.
-        let mut ahead = match upload {
-            Some(Fresh {
-                source: Source::Host { u, v, weights },
-                range,
-            }) => {
-                let len = range.len();
-                let buffers = EdgeArrays {
-                    num_vertices: n,
-                    u: tier.alloc::<u32>(len)?,
-                    v: tier.alloc::<u32>(len)?,
-                    weights: weights.map(|_| tier.alloc::<W>(len)).transpose()?,
-                    kept: true,
-                };
-                // Their allocations complete before another queue writes them.
-                tier.finish()?;
-                let weights = weights.map(|w| &w[range.clone()]);
-                Some((buffers, &u[range.clone()], &v[range], weights))
-            }
-            _ => None,
-        };
-        let (solved, uploaded) = std::thread::scope(|scope| {
-            let uploading = ahead.as_mut().map(|(into, u, v, weights)| {
-                scope.spawn(move || -> Result<()> {
-                    tier.write_beside(&mut into.u, u)?;
-                    tier.write_beside(&mut into.v, v)?;
-                    if let (Some(into), Some(w)) = (&mut into.weights, weights) {
-                        tier.write_beside(into, w)?;
-                    }
-                    Ok(())
-                })
-            });
-            let solved = solve_uploaded(tier, &mut arrays, &self.work, adjacency, &mut self.watch);
-            let uploaded = uploading.map(|thread| {
-                thread.join().unwrap_or_else(|_| {
-                    Err(Error::internal("the thread uploading a partition panicked"))
-                })
-            });
-            (solved, uploaded)
-        });
-        // What the kernels did not hide of the next partition's upload.
-        let upload_left = self.watch.lap();
-        let (outcome, ids) = solved?;
-        uploaded.transpose()?;
-        let next = ahead.map(|(buffers, ..)| buffers);
-        let (count, mut timings) = match outcome {
-            ResidentOutcome::Forest { count, timings, .. } => (count, timings),
-            // The carried forest's edges passed their checks before: the bad edge is
-            // one of the partition's own.
-            ResidentOutcome::Invalid(finding) => {
-                return Ok(Err(finding.moved(start as isize - carried as isize)))
-            }
-        };
-        timings.upload_ms += upload_left;
-        self.last = ids.map(|ids| Solved { arrays, ids, count });
-        // The forest's positions in the whole list, from the call's.
-        self.positions = match &self.last {
-            Some(solved) if count > 0 => {
-                let after = tier.alloc::<u64>(count)?;
-                // With nothing carried, `before` is never read: any buffer will do.
-                let before = self.positions.as_ref().unwrap_or(&solved.ids);
-                tier.launch(
-                    &program,
-                    "rs_carry_positions",
-                    count,
-                    0,
-                    &[
-                        solved.ids.arg(),
-                        Arg::U32(count as u32),
-                        Arg::U32(carried as u32),
-                        Arg::U64(start as u64),
-                        before.arg(),
-                        after.arg(),
-                    ],
-                )?;
-                Some(after)
-            }
-            _ => None,
-        };
-        timings.download_ms += self.watch.lap();
-        self.timings.add(&timings);
-        Ok(Ok((count, next)))
-    }
-
-    /// The forest's positions in the whole list, ascending, and the calls' timings
-    /// added up (the peak: the most held at once, carried arrays included).
-    pub(crate) fn finish(self) -> Result<(Vec<u64>, DeviceTimings)> {
-        let tier = self.tier;
-        let (count, on_device, mut watch, mut timings) = self.into_parts();
-        let mut positions = alloc::zeroed::<u64>(count, "the forest's edge ids")?;
-        if let Some(on_device) = &on_device {
-            tier.read(on_device, &mut positions)?;
-        }
-        timings.download_ms += watch.lap();
-        Ok((positions, timings))
-    }
-
-    /// The forest's edge count, its positions in the whole list on the device (none
-    /// for no edges), the watch and the calls' timings so far. The last call's arrays
-    /// are freed.
-    fn into_parts(
-        self,
-    ) -> (
-        usize,
-        Option<DeviceBuffer<D, u64>>,
-        Stopwatch,
-        DeviceTimings,
-    ) {
-        let count = self.last.as_ref().map_or(0, |last| last.count);
-        (count, self.positions, self.watch, self.timings)
-    }
 }
 
 /// The host vector that receives a forest's ids from the device.
@@ -781,13 +432,13 @@ pub(crate) fn host_edges_that_fit<D: Device, W: Element>(
 
 /// Device bytes per edge of a partition (or a call on host arrays): the algorithm's
 /// working set and the uploaded weights.
-fn edge_bytes<W: Element>(algorithm: Algorithm, weighted: bool) -> u64 {
+pub(super) fn edge_bytes<W: Element>(algorithm: Algorithm, weighted: bool) -> u64 {
     let (per_edge, _) = working_set(algorithm, key_bytes::<W>(weighted));
     per_edge + if weighted { W::DTYPE.size() as u64 } else { 0 }
 }
 
 /// Bytes per edge of an edge list as given: its ends and weights.
-fn input_bytes<W: Element>(weighted: bool) -> u64 {
+pub(super) fn input_bytes<W: Element>(weighted: bool) -> u64 {
     8 + if weighted { W::DTYPE.size() as u64 } else { 0 }
 }
 
@@ -852,17 +503,39 @@ impl Work {
 
 /// An edge list on the device: the caller's memory (wrapped) or gpumst's (uploaded).
 pub(crate) struct EdgeArrays<D: Device, W> {
-    num_vertices: usize,
-    u: DeviceBuffer<D, u32>,
-    v: DeviceBuffer<D, u32>,
-    weights: Option<DeviceBuffer<D, W>>,
+    pub(super) num_vertices: usize,
+    pub(super) u: DeviceBuffer<D, u32>,
+    pub(super) v: DeviceBuffer<D, u32>,
+    pub(super) weights: Option<DeviceBuffer<D, W>>,
     /// Kept whole after the call (a partition's, whose forest the next one gathers):
     /// the weights are not freed early.
-    kept: bool,
+    pub(super) kept: bool,
+}
+
+impl<D: Device, W> EdgeArrays<D, W> {
+    /// The same arrays, their weights as elements of type U (of W's size).
+    pub(super) fn cast<U>(self) -> EdgeArrays<D, U> {
+        EdgeArrays {
+            num_vertices: self.num_vertices,
+            u: self.u,
+            v: self.v,
+            weights: self.weights.map(DeviceBuffer::cast),
+            kept: self.kept,
+        }
+    }
+
+    /// The arrays as kernel arguments.
+    pub(super) fn args(&self) -> super::filter::EdgeArgs<D> {
+        super::filter::EdgeArgs {
+            u: self.u.arg(),
+            v: self.v.arg(),
+            weights: self.weights.as_ref().map(|w| w.arg()),
+        }
+    }
 }
 
 /// The MSF kernels' configuration for weights of type W (or none).
-fn msf_config<D: Device, W: Element>(tier: &Gpu<D>, weighted: bool) -> KernelConfig {
+pub(super) fn msf_config<D: Device, W: Element>(tier: &Gpu<D>, weighted: bool) -> KernelConfig {
     kernel_config(tier, weighted.then_some(W::DTYPE))
 }
 

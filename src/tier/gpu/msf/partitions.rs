@@ -1,0 +1,654 @@
+//! A graph solved in partitions whose forest stays in device memory. The first
+//! partition is the list's first edges; after it, the list's next edges are filtered a
+//! chunk at a time against the forest carried so far (`filter::Filter`), and the
+//! survivors gather behind that forest until the partition's room is full, when the
+//! forest and its survivors are solved as a graph of their own. The forest's ends,
+//! weights and positions in the whole list are gathered on the device (no trip through
+//! the host, no second upload), and host edges go up a chunk ahead on the device's
+//! second queue while the device filters or solves.
+
+use std::collections::VecDeque;
+use std::ops::Range;
+
+use super::filter::{Filter, WeightKeys};
+use super::resident::{
+    check_host_call, edge_bytes, input_bytes, key_kind, msf_config, solve_uploaded, EdgeArrays,
+    Finding, ResidentOutcome, Work,
+};
+use super::{DeviceProblem, DeviceTimings, Stopwatch};
+use crate::tier::gpu::{Arg, Device, DeviceBuffer, Filling, Gpu, ProgramKind};
+use crate::types::Element;
+use crate::{Error, Result};
+
+/// Where a partition's own edges come from: `range` of a whole list.
+pub(crate) struct Fresh<'a, D: Device, W> {
+    pub source: Source<'a, D, W>,
+    pub range: Range<usize>,
+}
+
+/// A whole edge list: host arrays (a partition's range is uploaded) or arrays in device
+/// memory (read where they are).
+pub(crate) enum Source<'a, D: Device, W> {
+    Host {
+        u: &'a [u32],
+        v: &'a [u32],
+        weights: Option<&'a [W]>,
+    },
+    Device(&'a EdgeArrays<D, W>),
+}
+
+impl<D: Device, W> Source<'_, D, W> {
+    fn weighted(&self) -> bool {
+        match self {
+            Source::Host { weights, .. } => weights.is_some(),
+            Source::Device(list) => list.weights.is_some(),
+        }
+    }
+}
+
+/// Copies edges `range` of `from` into `into` from position `at` on (queued).
+fn copy_edges<D: Device, W: Element>(
+    tier: &Gpu<D>,
+    from: &EdgeArrays<D, W>,
+    range: Range<usize>,
+    into: &mut EdgeArrays<D, W>,
+    at: usize,
+) -> Result<()> {
+    let len = range.len();
+    tier.copy_at(&from.u, range.start, &mut into.u, at, len)?;
+    tier.copy_at(&from.v, range.start, &mut into.v, at, len)?;
+    if let (Some(w), Some(into)) = (&from.weights, &mut into.weights) {
+        tier.copy_at(w, range.start, into, at, len)?;
+    }
+    Ok(())
+}
+
+/// A partition's arrays and the positions in them of its forest's `count` edges, all
+/// on the device.
+struct Solved<D: Device, W> {
+    arrays: EdgeArrays<D, W>,
+    ids: DeviceBuffer<D, u64>,
+    count: usize,
+}
+
+/// Where a solve's edges after the carried forest stand in the whole list.
+enum Own<D: Device> {
+    /// From this position on, in order.
+    From(usize),
+    /// At these positions (a filter's survivors).
+    Listed(DeviceBuffer<D, u64>),
+}
+
+/// How a graph of `fit` edges' room is shared out.
+#[derive(Clone, Copy, Debug)]
+struct Sizes {
+    /// Edges a solve takes at most, carried forest included.
+    most: usize,
+    /// Edges filtered (and, from the host, uploaded) at once.
+    chunk: usize,
+}
+
+impl Sizes {
+    /// A solve's working set beside two chunks uploaded ahead (host edges) and its
+    /// survivors' positions fills the memory of `fit` edges' working sets; the room
+    /// left beside the largest forest (n - 1 edges) takes at least one chunk. (The
+    /// filter's own buffers, held while no solve runs, take less than a solve's working
+    /// set: about a quarter of it per edge, and 32 bytes a vertex.)
+    fn of<W: Element>(work: &Work, weighted: bool, host: bool, n: usize, fit: usize) -> Sizes {
+        let (working, raw) = (
+            edge_bytes::<W>(work.algorithm, weighted),
+            input_bytes::<W>(weighted),
+        );
+        let memory = fit as u64 * working;
+        // A quarter of the room: chunks 2x or 8x as large took as long at a 4x cap.
+        let mut chunk = (fit / 4).clamp(1, 1 << 25);
+        loop {
+            let ahead = if host { 2 * chunk as u64 * raw } else { 0 };
+            let most = (memory.saturating_sub(ahead) / (working + 8)) as usize;
+            if most >= n + chunk || chunk == 1 {
+                return Sizes { most, chunk };
+            }
+            chunk /= 2;
+        }
+    }
+}
+
+/// What a partition's solve finds: its forest's edge count and timings, or a bad edge.
+type PartOutcome = std::result::Result<(usize, DeviceTimings), Finding>;
+
+/// A partition's solve, for the weight type whose weights the partitions store as S.
+type Solver<D, S> =
+    fn(&Gpu<D>, EdgeArrays<D, S>, &Work, Adjacency, &mut Stopwatch) -> Result<SolvedPart<D, S>>;
+
+/// What a partition's solve gives back: its arrays, what it found, and its forest's
+/// positions in the arrays.
+type SolvedPart<D, S> = (EdgeArrays<D, S>, PartOutcome, Option<DeviceBuffer<D, u64>>);
+
+type Adjacency = fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>;
+
+/// [`Solver`] for weights of type W stored as S (of W's size).
+fn solve_as<D: Device, S: Element, W: Element>(
+    tier: &Gpu<D>,
+    arrays: EdgeArrays<D, S>,
+    work: &Work,
+    adjacency: Adjacency,
+    watch: &mut Stopwatch,
+) -> Result<SolvedPart<D, S>> {
+    let mut typed = arrays.cast::<W>();
+    let (outcome, ids) = solve_uploaded(tier, &mut typed, work, adjacency, watch)?;
+    let outcome = match outcome {
+        ResidentOutcome::Forest { count, timings, .. } => Ok((count, timings)),
+        ResidentOutcome::Invalid(finding) => Err(finding),
+    };
+    Ok((typed.cast(), outcome, ids))
+}
+
+/// `weights` as elements of type S, of W's size and alignment.
+fn as_stored<W: Element, S: Element>(weights: &[W]) -> &[S] {
+    assert!(
+        std::mem::size_of::<W>() == std::mem::size_of::<S>()
+            && std::mem::align_of::<W>() == std::mem::align_of::<S>(),
+        "weights stored as a type of another size"
+    );
+    // SAFETY: W and S are element types (plain numbers, every bit pattern of their
+    // size a valid value) of the same size and alignment, so the slice's memory holds
+    // as many valid S, borrowed as long as `weights`.
+    unsafe { std::slice::from_raw_parts(weights.as_ptr().cast::<S>(), weights.len()) }
+}
+
+/// Solves host arrays `u`, `v`, `weights` over `n` vertices in partitions whose
+/// working sets take at most that of `fit` edges: the forest's positions in the list
+/// (ascending) and the timings, or the finding of a partition's device (at its
+/// position in the whole list; see [`Partitions::solve_all`]).
+pub(crate) fn solve_host_list<D: Device, W: Element>(
+    tier: &Gpu<D>,
+    n: usize,
+    (u, v, weights): (&[u32], &[u32], Option<&[W]>),
+    work: &Work,
+    fit: usize,
+    adjacency: Adjacency,
+) -> Result<std::result::Result<(Vec<u64>, DeviceTimings), Finding>> {
+    // One copy of the partitions' code for the weights of each size.
+    match W::DTYPE.size() {
+        8 => solve_host_as::<D, u64, W>(
+            tier,
+            n,
+            (u, v, weights.map(as_stored)),
+            work,
+            fit,
+            adjacency,
+        ),
+        _ => solve_host_as::<D, u32, W>(
+            tier,
+            n,
+            (u, v, weights.map(as_stored)),
+            work,
+            fit,
+            adjacency,
+        ),
+    }
+}
+
+fn solve_host_as<D: Device, S: Element, W: Element>(
+    tier: &Gpu<D>,
+    n: usize,
+    (u, v, weights): (&[u32], &[u32], Option<&[S]>),
+    work: &Work,
+    fit: usize,
+    adjacency: Adjacency,
+) -> Result<std::result::Result<(Vec<u64>, DeviceTimings), Finding>> {
+    let mut partitions = Partitions::<D, S>::new::<W>(tier, *work, n);
+    let fresh = |range| Fresh {
+        source: Source::Host { u, v, weights },
+        range,
+    };
+    match partitions.solve_all(u.len(), fit, &fresh, adjacency)? {
+        Ok(()) => partitions.finish().map(Ok),
+        Err(finding) => Ok(Err(finding)),
+    }
+}
+
+/// What partitions leave: the forest's edge count, its positions in the whole list on
+/// the device (none for no edges), the watch and the timings.
+pub(super) type Parts<D> = (
+    usize,
+    Option<DeviceBuffer<D, u64>>,
+    Stopwatch,
+    DeviceTimings,
+);
+
+/// Solves `list`, the caller's arrays in device memory, in partitions as
+/// [`solve_host_list`] does host arrays.
+pub(super) fn solve_device_list<D: Device, W: Element>(
+    tier: &Gpu<D>,
+    list: &EdgeArrays<D, W>,
+    work: &Work,
+    fit: usize,
+    adjacency: Adjacency,
+) -> Result<std::result::Result<Parts<D>, Finding>> {
+    match W::DTYPE.size() {
+        8 => solve_device_as::<D, u64, W>(tier, list, work, fit, adjacency),
+        _ => solve_device_as::<D, u32, W>(tier, list, work, fit, adjacency),
+    }
+}
+
+fn solve_device_as<D: Device, S: Element, W: Element>(
+    tier: &Gpu<D>,
+    list: &EdgeArrays<D, W>,
+    work: &Work,
+    fit: usize,
+    adjacency: Adjacency,
+) -> Result<std::result::Result<Parts<D>, Finding>> {
+    let (n, m) = (list.num_vertices, list.u.len());
+    // SAFETY (each wrap): the caller's memory that `list` wraps, held for this call by
+    // the caller's promise; the weights as S, of W's size.
+    let stored = EdgeArrays {
+        num_vertices: n,
+        u: unsafe { tier.wrap::<u32>(list.u.address(), m, "u")? },
+        v: unsafe { tier.wrap::<u32>(list.v.address(), m, "v")? },
+        weights: match &list.weights {
+            Some(w) => Some(unsafe { tier.wrap::<S>(w.address(), m, "weights")? }),
+            None => None,
+        },
+        kept: false,
+    };
+    let mut partitions = Partitions::<D, S>::new::<W>(tier, *work, n);
+    let fresh = |range| Fresh {
+        source: Source::Device(&stored),
+        range,
+    };
+    Ok(partitions
+        .solve_all(m, fit, &fresh, adjacency)?
+        .map(|()| partitions.into_parts()))
+}
+
+/// A graph's partitions as they are solved (see the module's documentation), for
+/// weights stored as W.
+pub(crate) struct Partitions<'t, D: Device, W> {
+    tier: &'t Gpu<D>,
+    work: Work,
+    num_vertices: usize,
+    /// The solve of the weight type stored as W, and its weights' key kind.
+    solver: Solver<D, W>,
+    kind: u32,
+    /// One watch for every call: the peak counts the arrays carried between calls.
+    watch: Stopwatch,
+    /// The last solve's arrays and its forest in them.
+    last: Option<Solved<D, W>>,
+    /// The carried forest's edge count, and its positions in the whole list.
+    count: usize,
+    positions: Option<DeviceBuffer<D, u64>>,
+    timings: DeviceTimings,
+}
+
+/// Runs `work` while `upload`'s host edges (if any) go up on another thread, on the
+/// device's second queue, into buffers of their own: `work`'s result and those buffers.
+fn beside<D: Device, W: Element, R>(
+    tier: &Gpu<D>,
+    n: usize,
+    upload: Option<Fresh<'_, D, W>>,
+    work: impl FnOnce() -> Result<R>,
+) -> Result<(R, Option<EdgeArrays<D, W>>)> {
+    let Some(Fresh {
+        source: Source::Host { u, v, weights },
+        range,
+    }) = upload
+    else {
+        return Ok((work()?, None));
+    };
+    let len = range.len();
+    let mut into = EdgeArrays {
+        num_vertices: n,
+        u: tier.alloc::<u32>(len)?,
+        v: tier.alloc::<u32>(len)?,
+        weights: weights.map(|_| tier.alloc::<W>(len)).transpose()?,
+        kept: true,
+    };
+    tier.prepare_beside()?;
+    let mut pieces = vec![
+        into.u.filling(&[&u[range.clone()]]),
+        into.v.filling(&[&v[range.clone()]]),
+    ];
+    if let (Some(into), Some(w)) = (&mut into.weights, weights) {
+        pieces.push(into.filling(&[&w[range]]));
+    }
+    let (mut work, mut done) = (Some(work), None);
+    upload_beside(tier, pieces, &mut || {
+        if let Some(work) = work.take() {
+            done = Some(work()?);
+        }
+        Ok(())
+    })?;
+    let done = done.ok_or_else(|| Error::internal("a partition's work did not run"))?;
+    Ok((done, Some(into)))
+}
+
+/// Runs `work` while `pieces` are copied to the device on another thread, on the
+/// device's second queue (one copy of this code for every weight type).
+fn upload_beside<D: Device>(
+    tier: &Gpu<D>,
+    pieces: Vec<Filling<'_, D>>,
+    work: &mut dyn FnMut() -> Result<()>,
+) -> Result<()> {
+    let (done, uploaded) = std::thread::scope(|scope| {
+        let mut pieces = pieces;
+        let uploading = scope.spawn(move || tier.write_beside(&mut pieces));
+        let done = work();
+        let uploaded = crate::profile::span("partitions: wait for the upload", || {
+            uploading.join().unwrap_or_else(|_| {
+                Err(Error::internal("the thread uploading a partition panicked"))
+            })
+        });
+        (done, uploaded)
+    });
+    // The main queue's work from here on reads the uploaded edges, or frees their
+    // buffers (on every path: a free must not overtake a copy still running).
+    let awaited = tier.await_beside();
+    done?;
+    uploaded?;
+    awaited
+}
+
+impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
+    /// Partitions of a graph whose weights, of type T, are stored as W (of T's size).
+    fn new<T: Element>(tier: &'t Gpu<D>, work: Work, num_vertices: usize) -> Self {
+        Partitions {
+            tier,
+            work,
+            num_vertices,
+            solver: solve_as::<D, W, T>,
+            kind: key_kind(T::DTYPE),
+            watch: Stopwatch::start(tier),
+            last: None,
+            count: 0,
+            positions: None,
+            timings: DeviceTimings::default(),
+        }
+    }
+
+    /// Solves the list's edges `0..m` in partitions whose working sets take at most
+    /// that of `fit` edges; `fresh` gives the edges of a range. `Err(finding)` when a
+    /// partition's device finds a bad edge, at its position in the whole list: a
+    /// partition sees only its part (a filter keeps every bad edge), so the caller
+    /// names the first bad edge of the whole list from there.
+    fn solve_all<'a>(
+        &mut self,
+        m: usize,
+        fit: usize,
+        fresh: &dyn Fn(Range<usize>) -> Fresh<'a, D, W>,
+        adjacency: Adjacency,
+    ) -> Result<std::result::Result<(), Finding>>
+    where
+        D: 'a,
+        W: 'a,
+    {
+        let tier = self.tier;
+        let n = self.num_vertices;
+        let whole = fresh(0..m);
+        let weighted = whole.source.weighted();
+        let list = match whole.source {
+            Source::Device(list) => Some(list),
+            Source::Host { .. } => None,
+        };
+        let sizes = Sizes::of::<W>(&self.work, weighted, list.is_none(), n, fit);
+        let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(tier, weighted)))?;
+        // Host chunks uploaded ahead (at most two at once, the one being filtered
+        // included), and where the next one starts.
+        let mut ahead: VecDeque<EdgeArrays<D, W>> = VecDeque::new();
+        let mut uploaded = m.min(sizes.most);
+        let next_upload = |uploaded: &mut usize, held: usize| {
+            (list.is_none() && *uploaded < m && held < 2).then(|| {
+                let range = *uploaded..m.min(*uploaded + sizes.chunk);
+                *uploaded = range.end;
+                fresh(range)
+            })
+        };
+
+        // The first partition: the list's first edges, nothing carried.
+        let mut arrays = self.arrays(uploaded, weighted)?;
+        match fresh(0..uploaded) {
+            Fresh {
+                source: Source::Host { u, v, weights },
+                range,
+            } => {
+                tier.write_at(&mut arrays.u, 0, &u[range.clone()])?;
+                tier.write_at(&mut arrays.v, 0, &v[range.clone()])?;
+                if let (Some(into), Some(w)) = (&mut arrays.weights, weights) {
+                    tier.write_at(into, 0, &w[range])?;
+                }
+            }
+            Fresh {
+                source: Source::Device(list),
+                range,
+            } => copy_edges(tier, list, range, &mut arrays, 0)?,
+        }
+        let mut start = uploaded;
+        let upload = next_upload(&mut uploaded, 0);
+        match self.solve(arrays, 0, Own::From(0), upload, adjacency)? {
+            Ok(staged) => ahead.extend(staged),
+            Err(finding) => return Ok(Err(finding)),
+        }
+
+        // Then the forest so far and the next chunks' survivors, as often as they fill
+        // a partition.
+        while start < m {
+            let carried = self.count;
+            let room = sizes.most.saturating_sub(carried);
+            let mut arrays = self.arrays(carried + room, weighted)?;
+            self.carry_into(&program, &mut arrays)?;
+            let keys = WeightKeys {
+                kind: self.kind,
+                descending: self.work.descending,
+                words: (W::DTYPE.size() / 4) as u32,
+            };
+            let mut filter = crate::profile::span("partitions: labels", || {
+                Filter::new(
+                    tier,
+                    &program,
+                    (arrays.args(), n, carried),
+                    keys,
+                    sizes.chunk,
+                )
+            })?;
+            let mut listed = tier.alloc::<u64>(room)?;
+            let mut kept = 0;
+            while start < m && kept + sizes.chunk.min(m - start) <= room {
+                let len = sizes.chunk.min(m - start);
+                let staged = ahead.pop_front();
+                let upload = next_upload(&mut uploaded, ahead.len() + 1);
+                let (count, next) = beside(tier, n, upload, || {
+                    let from = match (&staged, list) {
+                        (Some(staged), _) => (staged.args(), 0, len, start),
+                        (None, Some(list)) => (list.args(), start, len, start),
+                        (None, None) => {
+                            return Err(Error::internal(
+                                "a partition's host edges were not uploaded ahead",
+                            ))
+                        }
+                    };
+                    crate::profile::span("partitions: filter", || {
+                        filter.keep(
+                            tier,
+                            &program,
+                            from,
+                            (arrays.args(), carried + kept),
+                            (&listed, kept),
+                        )
+                    })
+                })?;
+                ahead.extend(next);
+                kept += count;
+                start += len;
+            }
+            if start < m && kept == 0 {
+                return Err(Error::internal(format!(
+                    "a partition has room for {room} edges beside its forest, less than a chunk of {}",
+                    sizes.chunk
+                )));
+            }
+            drop(filter);
+            self.timings.compute_ms += self.watch.lap();
+            if kept == 0 {
+                // Every edge left was dropped: the forest carried is the whole list's.
+                break;
+            }
+            for buffer in [&mut arrays.u, &mut arrays.v] {
+                buffer.set_len(carried + kept);
+            }
+            if let Some(weights) = &mut arrays.weights {
+                weights.set_len(carried + kept);
+            }
+            listed.set_len(kept);
+            let upload = next_upload(&mut uploaded, ahead.len());
+            match self.solve(arrays, carried, Own::Listed(listed), upload, adjacency)? {
+                Ok(staged) => ahead.extend(staged),
+                Err(finding) => return Ok(Err(finding)),
+            }
+        }
+        Ok(Ok(()))
+    }
+
+    /// Arrays for `len` edges of the partitions' graph (kept whole by the solve: the
+    /// next partition gathers its forest from them).
+    fn arrays(&self, len: usize, weighted: bool) -> Result<EdgeArrays<D, W>> {
+        let tier = self.tier;
+        Ok(EdgeArrays {
+            num_vertices: self.num_vertices,
+            u: tier.alloc::<u32>(len)?,
+            v: tier.alloc::<u32>(len)?,
+            weights: weighted.then(|| tier.alloc::<W>(len)).transpose()?,
+            kept: true,
+        })
+    }
+
+    /// Gathers the last solve's forest into the head of `arrays` (queued), and frees
+    /// the last solve's arrays behind that (a free is ordered behind the work already
+    /// queued: CUDA's stream-ordered pool, OpenCL's release of a buffer in use).
+    fn carry_into(&mut self, program: &D::Program, arrays: &mut EdgeArrays<D, W>) -> Result<()> {
+        let Some(Solved {
+            arrays: last,
+            ids,
+            count,
+        }) = self.last.take().filter(|last| last.count > 0)
+        else {
+            return Ok(());
+        };
+        let gather = |from: Arg<D>, wide: bool, into: Arg<D>| {
+            self.tier.launch(
+                program,
+                "rs_forest_weights",
+                count,
+                0,
+                &[
+                    from,
+                    ids.arg(),
+                    Arg::U32(count as u32),
+                    Arg::U32(wide as u32),
+                    into,
+                ],
+            )
+        };
+        gather(last.u.arg(), false, arrays.u.arg())?;
+        gather(last.v.arg(), false, arrays.v.arg())?;
+        if let (Some(from), Some(into)) = (&last.weights, &arrays.weights) {
+            gather(from.arg(), W::DTYPE.size() == 8, into.arg())?;
+        }
+        Ok(())
+    }
+
+    /// Solves `arrays`, the forest carried so far (its first `carried` edges) followed
+    /// by edges at `own`, while `upload` (host edges) goes up into buffers of their own
+    /// beside the work: those buffers, or the device's finding if a check fails.
+    fn solve(
+        &mut self,
+        arrays: EdgeArrays<D, W>,
+        carried: usize,
+        own: Own<D>,
+        upload: Option<Fresh<'_, D, W>>,
+        adjacency: Adjacency,
+    ) -> Result<std::result::Result<Option<EdgeArrays<D, W>>, Finding>> {
+        let tier = self.tier;
+        let (n, m) = (self.num_vertices, arrays.u.len());
+        let weighted = arrays.weights.is_some();
+        check_host_call::<D, W>(tier, n, m, &self.work, weighted)?;
+        let solver = self.solver;
+        let ((arrays, outcome, ids), next) = beside(tier, n, upload, || {
+            crate::profile::span("partitions: solve", || {
+                solver(tier, arrays, &self.work, adjacency, &mut self.watch)
+            })
+        })?;
+        // What the kernels did not hide of the next chunk's upload.
+        let upload_left = self.watch.lap();
+        let (count, mut timings) = match outcome {
+            Ok(found) => found,
+            // The carried forest's edges passed their checks before: the bad edge is
+            // one of the partition's own.
+            Err(finding) => {
+                let at = finding.edge() - carried;
+                let position = match &own {
+                    Own::From(start) => start + at,
+                    Own::Listed(positions) => tier.read_one(positions, at)? as usize,
+                };
+                return Ok(Err(
+                    finding.moved(position as isize - finding.edge() as isize)
+                ));
+            }
+        };
+        timings.upload_ms += upload_left;
+        let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(tier, weighted)))?;
+        self.last = ids.map(|ids| Solved { arrays, ids, count });
+        self.count = count;
+        // The forest's positions in the whole list, from the call's.
+        self.positions = match &self.last {
+            Some(solved) if count > 0 => {
+                let after = tier.alloc::<u64>(count)?;
+                // With nothing carried, `before` is never read, nor `own`'s buffer
+                // where it has none: any buffer will do.
+                let before = self.positions.as_ref().unwrap_or(&solved.ids);
+                let (listed, own_positions, start) = match &own {
+                    Own::From(start) => (0, before, *start),
+                    Own::Listed(positions) => (1, positions, 0),
+                };
+                tier.launch(
+                    &program,
+                    "rs_carry_positions",
+                    count,
+                    0,
+                    &[
+                        solved.ids.arg(),
+                        Arg::U32(count as u32),
+                        Arg::U32(carried as u32),
+                        Arg::U64(start as u64),
+                        before.arg(),
+                        Arg::U32(listed),
+                        own_positions.arg(),
+                        after.arg(),
+                    ],
+                )?;
+                Some(after)
+            }
+            _ => None,
+        };
+        timings.download_ms += self.watch.lap();
+        self.timings.add(&timings);
+        Ok(Ok(next))
+    }
+
+    /// The forest's positions in the whole list, ascending, and the calls' timings
+    /// added up (the peak: the most held at once, carried arrays included).
+    fn finish(self) -> Result<(Vec<u64>, DeviceTimings)> {
+        let tier = self.tier;
+        let (count, on_device, mut watch, mut timings) = self.into_parts();
+        let mut positions = crate::alloc::zeroed::<u64>(count, "the forest's edge ids")?;
+        if let Some(on_device) = &on_device {
+            tier.read(on_device, &mut positions)?;
+        }
+        timings.download_ms += watch.lap();
+        Ok((positions, timings))
+    }
+
+    /// What the partitions leave (see [`Parts`]); the last call's arrays are freed.
+    fn into_parts(self) -> Parts<D> {
+        (self.count, self.positions, self.watch, self.timings)
+    }
+}
