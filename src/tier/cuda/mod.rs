@@ -876,6 +876,23 @@ impl CudaDevice {
         Ok(())
     }
 
+    /// Runs `f` on the second stream (made on first use), the context bound.
+    fn with_side<R>(&self, f: impl FnOnce(&mut SideStream) -> Result<R>) -> Result<R> {
+        self.context.bind()?;
+        let mut side = self
+            .context
+            .side
+            .lock()
+            .map_err(|_| Error::internal("the CUDA second stream was poisoned"))?;
+        if side.is_none() {
+            *side = Some(SideStream::new()?);
+        }
+        match side.as_mut() {
+            Some(side) => f(side),
+            None => unreachable!("made above"),
+        }
+    }
+
     /// Makes work issued to `waiter` from now on wait for the work issued to `waited`
     /// so far (the context is bound).
     ///
@@ -1233,78 +1250,47 @@ impl gpu::Device for CudaDevice {
     }
 
     fn write_beside(&self, fillings: &mut [gpu::Filling<'_, Self>]) -> Result<()> {
-        self.context.bind()?;
-        let mut side = self
-            .context
-            .side
-            .lock()
-            .map_err(|_| Error::internal("the CUDA second stream was poisoned"))?;
-        if side.is_none() {
-            *side = Some(SideStream::new()?);
-        }
-        let Some(SideStream { stream, ring }) = side.as_mut() else {
-            unreachable!("made above");
-        };
-        // Each piece at its device address, in order.
-        let mut pieces = Vec::new();
-        for filling in fillings.iter() {
-            let mut to = filling.memory.pointer;
-            for data in filling.pieces.iter().filter(|piece| !piece.is_empty()) {
-                pieces.push((to, *data));
-                to += data.len() as u64;
-            }
-        }
-        let total: usize = pieces.iter().map(|(_, data)| data.len()).sum();
-        match ring {
-            // No wait: the bytes are in the transfer buffers (whose events guard
-            // them) when this returns; the main stream waits in `await_beside`.
-            Some(ring) if total >= TRANSFER_MIN_BYTES => {
-                return self.write_packed(ring, &pieces, *stream)
-            }
-            _ => {
-                for (to, data) in pieces {
-                    // SAFETY: the caller keeps the range inside the allocation, whose
-                    // creation is complete; the stream is synchronized below, before
-                    // `data` may go.
-                    unsafe { result::memcpy_htod_async(to, data, *stream) }
-                        .map_err(self.err("cuMemcpyHtoDAsync (on a second stream)"))?;
+        self.with_side(|SideStream { stream, ring }| {
+            // Each piece at its device address, in order.
+            let mut pieces = Vec::new();
+            for filling in fillings.iter() {
+                let mut to = filling.memory.pointer;
+                for data in filling.pieces.iter().filter(|piece| !piece.is_empty()) {
+                    pieces.push((to, *data));
+                    to += data.len() as u64;
                 }
             }
-        }
-        // SAFETY: the stream lives as long as the context.
-        unsafe { result::stream::synchronize(*stream) }
-            .map_err(self.err("cuStreamSynchronize after a copy on a second stream"))
+            let total: usize = pieces.iter().map(|(_, data)| data.len()).sum();
+            match ring {
+                // No wait: the bytes are in the transfer buffers (whose events guard
+                // them) when this returns; the main stream waits in `await_beside`.
+                Some(ring) if total >= TRANSFER_MIN_BYTES => {
+                    return self.write_packed(ring, &pieces, *stream)
+                }
+                _ => {
+                    for (to, data) in pieces {
+                        // SAFETY: the caller keeps the range inside the allocation,
+                        // whose creation the stream follows (`prepare_beside`); the
+                        // stream is synchronized below, before `data` may go.
+                        unsafe { result::memcpy_htod_async(to, data, *stream) }
+                            .map_err(self.err("cuMemcpyHtoDAsync (on a second stream)"))?;
+                    }
+                }
+            }
+            // SAFETY: the stream lives as long as the context.
+            unsafe { result::stream::synchronize(*stream) }
+                .map_err(self.err("cuStreamSynchronize after a copy on a second stream"))
+        })
     }
 
     fn prepare_beside(&self) -> Result<()> {
-        self.context.bind()?;
-        let mut side = self
-            .context
-            .side
-            .lock()
-            .map_err(|_| Error::internal("the CUDA second stream was poisoned"))?;
-        if side.is_none() {
-            *side = Some(SideStream::new()?);
-        }
-        let Some(side) = side.as_ref() else {
-            unreachable!("made above");
-        };
-        // SAFETY: both streams live as long as the context.
-        unsafe { self.stream_after(side.stream, self.stream()) }
+        // SAFETY (both): the streams live as long as the context.
+        self.with_side(|side| unsafe { self.stream_after(side.stream, self.stream()) })
     }
 
     fn await_beside(&self) -> Result<()> {
-        self.context.bind()?;
-        let side = self
-            .context
-            .side
-            .lock()
-            .map_err(|_| Error::internal("the CUDA second stream was poisoned"))?;
-        match side.as_ref() {
-            // SAFETY: both streams live as long as the context.
-            Some(side) => unsafe { self.stream_after(self.stream(), side.stream) },
-            None => Ok(()),
-        }
+        // SAFETY (both): the streams live as long as the context.
+        self.with_side(|side| unsafe { self.stream_after(self.stream(), side.stream) })
     }
 
     fn read(&self, memory: &CudaMemory, offset: usize, out: &mut [u8]) -> Result<()> {
