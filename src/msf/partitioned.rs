@@ -4,11 +4,13 @@
 //! Under a total order of the edges (here (key, id)), the minimum spanning forest of
 //! G1 ∪ G2 is that of MSF(G1) ∪ G2: an edge of G1 outside MSF(G1) is the heaviest of a
 //! cycle in G1, so of a cycle in G1 ∪ G2 too. So the forest so far is carried into each
-//! next partition: the device solves the forest's edges followed by the partition's,
-//! whose positions keep the ids' order (the forest's ids all precede the partition's),
-//! so ties fall as in one call and the forest is the same. The forest stays in device
-//! memory (`resident::Partitions` gathers its ends, weights and positions in the whole
-//! list there); the host brings its positions back once, at the end.
+//! next partition: the device solves the forest's edges followed by the partition's
+//! (after the first partition, only the edges that a filter against the forest so far
+//! keeps), whose positions keep the ids' order (the forest's ids all precede the
+//! partition's), so ties fall as in one call and the forest is the same. The forest
+//! stays in device memory (`tier::gpu::msf::partitions` gathers its ends, weights and
+//! positions in the whole list there); the host brings its positions back once, at the
+//! end.
 
 use super::{device_adjacency, Result};
 use crate::tier::gpu::msf::partitions::solve_host_list;
