@@ -424,7 +424,7 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
         }
         let mut start = uploaded;
         let upload = next_upload(&mut uploaded, 0);
-        match self.solve(arrays, 0, Own::From(0), upload, adjacency)? {
+        match self.solve(&program, arrays, 0, Own::From(0), upload, adjacency)? {
             Ok(staged) => ahead.extend(staged),
             Err(finding) => return Ok(Err(finding)),
         }
@@ -500,7 +500,14 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
             }
             listed.set_len(kept);
             let upload = next_upload(&mut uploaded, ahead.len());
-            match self.solve(arrays, carried, Own::Listed(listed), upload, adjacency)? {
+            match self.solve(
+                &program,
+                arrays,
+                carried,
+                Own::Listed(listed),
+                upload,
+                adjacency,
+            )? {
                 Ok(staged) => ahead.extend(staged),
                 Err(finding) => return Ok(Err(finding)),
             }
@@ -557,10 +564,12 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
     }
 
     /// Solves `arrays`, the forest carried so far (its first `carried` edges) followed
-    /// by edges at `own`, while `upload` (host edges) goes up into buffers of their own
-    /// beside the work: those buffers, or the device's finding if a check fails.
+    /// by edges at `own` (`program`: the partitions' MSF kernels), while `upload` (host
+    /// edges) goes up into buffers of their own beside the work: those buffers, or the
+    /// device's finding if a check fails.
     fn solve(
         &mut self,
+        program: &D::Program,
         arrays: EdgeArrays<D, W>,
         carried: usize,
         own: Own<D>,
@@ -595,7 +604,6 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
             }
         };
         timings.upload_ms += upload_left;
-        let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(tier, weighted)))?;
         self.last = ids.map(|ids| Solved { arrays, ids, count });
         self.count = count;
         // The forest's positions in the whole list, from the call's.
@@ -610,7 +618,7 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
                     Own::Listed(positions) => (1, positions, 0),
                 };
                 tier.launch(
-                    &program,
+                    program,
                     "rs_carry_positions",
                     count,
                     0,
