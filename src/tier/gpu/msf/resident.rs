@@ -744,10 +744,68 @@ fn solve_arrays<D: Device, W: Element>(
     }
     timings.compute_ms = watch.lap();
 
-    // The forest's ids in ascending order: per block of edges its count of chosen ones,
-    // their inclusive scan, then each block writes its ids from there; in one launch
-    // where it can (rs_ids_one_pass), which writes the four status words straight to
-    // host memory where the tier has some.
+    let sums = match &arrays.weights {
+        Some(w) if sum_here => Some((w.arg(), wide, key_kind(W::DTYPE) == 1)),
+        _ => None,
+    };
+    let (found, block_sums) = forest_ids(
+        tier,
+        &program,
+        (&in_forest, m, one_pass),
+        &mut status,
+        ids,
+        sums,
+    )?;
+    if let Some(finding) = first_finding(tier, &found, eu, ev)? {
+        return Ok(ResidentOutcome::Invalid(finding));
+    }
+    let count = found[STATUS_WORDS - 1] as usize;
+    let weight_sum = match block_sums {
+        Some(sums) => Some(add_block_sums(tier, &sums)?),
+        None => None,
+    };
+    let capacity = ids.map_or(0, |ids| ids.len());
+    if count > capacity {
+        return Err(Error::internal(format!(
+            "the device found a forest of {count} edges in a graph of {n} vertices and {m} edges"
+        )));
+    }
+    let forest_weights = match (ids, &arrays.weights) {
+        (Some(ids), Some(w)) if work.brings_weights() && weight_sum.is_none() => {
+            Some(gather_weights(tier, &program, w, ids, count)?)
+        }
+        _ => None,
+    };
+    timings.download_ms = watch.lap();
+    timings.peak_device_bytes = watch.peak_bytes(tier);
+    Ok(ResidentOutcome::Forest {
+        count,
+        weights: forest_weights.or_else(|| work.brings_weights().then(Vec::new)),
+        weight_sum,
+        timings,
+    })
+}
+
+/// The forest's ids in ascending order into `ids` (if any), from the flags
+/// `in_forest` of `m` edges, and the call's status words read back behind them (one
+/// wait), with the chosen weights' sums per block where `sums` gives the weights (their
+/// argument, whether 8 bytes wide, whether signed). Per block of edges its count of
+/// chosen ones, their inclusive scan, then each block writes its ids from there; in one
+/// launch where it can (`one_pass`: rs_ids_one_pass), which writes the four status
+/// words straight to host memory where the tier has some. (One copy of this code per
+/// device, not per weight type.)
+fn forest_ids<D: Device>(
+    tier: &Gpu<D>,
+    program: &D::Program,
+    (in_forest, m, one_pass): (&DeviceBuffer<D, u8>, usize, bool),
+    status: &mut DeviceBuffer<D, u32>,
+    ids: Option<&DeviceBuffer<D, u64>>,
+    sums: Option<(Arg<D>, bool, bool)>,
+) -> Result<(StatusWords, Option<DeviceBuffer<D, u64>>)> {
+    let run_on =
+        |name: &str, items: usize, args: &[Arg<D>]| tier.launch(program, name, items, 0, args);
+    let group = tier.settings.group_size;
+    let blocks = m.div_ceil(group * IDS_PER_ITEM);
     let id_args = [in_forest.arg(), Arg::U32(m as u32)];
     let host_words = if one_pass {
         tier.device.host_words()
@@ -785,11 +843,11 @@ fn solve_arrays<D: Device, W: Element>(
                 blocks * group,
                 &[args[0], args[1], args[2], status.arg(), ids.arg()],
             )?,
-            None => tier.copy_at(&block_ends, blocks - 1, &mut status, STATUS_WORDS - 1, 1)?,
+            None => tier.copy_at(&block_ends, blocks - 1, status, STATUS_WORDS - 1, 1)?,
         }
     }
-    let block_sums = match &arrays.weights {
-        Some(w) if sum_here => {
+    let block_sums = match sums {
+        Some((weights, wide, signed)) => {
             let sums = tier.alloc::<u64>(2 * blocks)?;
             run_on(
                 "rs_chosen_weight_sums",
@@ -797,15 +855,15 @@ fn solve_arrays<D: Device, W: Element>(
                 &[
                     id_args[0],
                     id_args[1],
-                    w.arg(),
+                    weights,
                     Arg::U32(wide as u32),
-                    Arg::U32((key_kind(W::DTYPE) == 1) as u32),
+                    Arg::U32(signed as u32),
                     sums.arg(),
                 ],
             )?;
             Some(sums)
         }
-        _ => None,
+        None => None,
     };
     // Read behind the ids' writes (and the sums): one wait for all.
     let mut found = [0u32; STATUS_WORDS];
@@ -820,37 +878,13 @@ fn solve_arrays<D: Device, W: Element>(
             }
             Ok(())
         }
-        None => tier.read(&status, &mut found),
+        None => tier.read(status, &mut found),
     })?;
-    if let Some(finding) = first_finding(tier, &found, eu, ev)? {
-        return Ok(ResidentOutcome::Invalid(finding));
-    }
-    let count = found[STATUS_WORDS - 1] as usize;
-    let weight_sum = match block_sums {
-        Some(sums) => Some(add_block_sums(tier, &sums)?),
-        None => None,
-    };
-    let capacity = ids.map_or(0, |ids| ids.len());
-    if count > capacity {
-        return Err(Error::internal(format!(
-            "the device found a forest of {count} edges in a graph of {n} vertices and {m} edges"
-        )));
-    }
-    let forest_weights = match (ids, &arrays.weights) {
-        (Some(ids), Some(w)) if work.brings_weights() && weight_sum.is_none() => {
-            Some(gather_weights(tier, &program, w, ids, count)?)
-        }
-        _ => None,
-    };
-    timings.download_ms = watch.lap();
-    timings.peak_device_bytes = watch.peak_bytes(tier);
-    Ok(ResidentOutcome::Forest {
-        count,
-        weights: forest_weights.or_else(|| work.brings_weights().then(Vec::new)),
-        weight_sum,
-        timings,
-    })
+    Ok((found, block_sums))
 }
+
+/// A call's status words as read back.
+type StatusWords = [u32; STATUS_WORDS];
 
 /// Words of a call's status on the device: the first failed checks' positions (u out
 /// of range, v out of range, NaN weight; `NO_POSITION` while none), then the forest's
