@@ -5,10 +5,11 @@
 
 pub(crate) mod msf;
 mod primitives;
+mod staging;
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::types::{DType, ScanOp};
@@ -59,6 +60,11 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     type Pending;
     /// Host memory kernels write straight into (see `host_words`).
     type HostWords;
+    /// Host bytes copied ahead into the tier's page-locked memory (see `stage`).
+    type Staged: Send + 'static;
+    /// Whether `stage` may stage anything (where not, callers leave out the code
+    /// around it).
+    const STAGES: bool = false;
 
     fn alloc(&self, bytes: usize) -> Result<Self::Memory>;
     /// The caller's device memory at `address` (a CUDA device pointer, an OpenCL
@@ -102,6 +108,19 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     /// buffers were allocated, and no work issued to the main queue since may touch
     /// them before `await_beside`.
     fn write_beside(&self, fillings: &mut [Filling<'_, Self>]) -> Result<()>;
+    /// Copies `pieces`, one after another, into the tier's page-locked host memory for
+    /// a later [`Device::write_staged`], on the calling thread (a thread of the
+    /// caller's beside the device's work); waits while that memory is full, giving up
+    /// once `stop` is set. None where the tier stages nothing, or cannot now: the
+    /// caller then writes the pieces from where they are.
+    fn stage(&self, pieces: &[&[u8]], stop: &AtomicBool) -> Result<Option<Self::Staged>> {
+        let _ = (pieces, stop);
+        Ok(None)
+    }
+    /// Copies `staged`'s pieces as [`Device::write_beside`] would `into`'s (piece i is
+    /// the bytes of filling i, which only give each piece's length here), without
+    /// waiting for them.
+    fn write_staged(&self, staged: Self::Staged, into: &mut [Filling<'_, Self>]) -> Result<()>;
     /// Makes the copies of `write_beside` calls from now on follow the work issued to
     /// the main queue so far (buffer allocations among it; a buffer recycled from a
     /// release may still be in use there): by default, waits for it.
@@ -109,7 +128,7 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
         self.finish()
     }
     /// Makes work issued to the main queue from now on wait for the copies of
-    /// `write_beside` calls that have returned.
+    /// `write_beside` and `write_staged` calls that have returned.
     fn await_beside(&self) -> Result<()> {
         Ok(())
     }
@@ -590,6 +609,20 @@ impl<D: Device> Gpu<D> {
     fn write_beside(&self, fillings: &mut [Filling<'_, D>]) -> Result<()> {
         self.driver("a copy to the device beside other work", || {
             self.device.write_beside(fillings)
+        })
+    }
+
+    /// See [`Device::stage`].
+    fn stage(&self, pieces: &[&[u8]], stop: &AtomicBool) -> Result<Option<D::Staged>> {
+        self.driver("staging host bytes in page-locked memory", || {
+            self.device.stage(pieces, stop)
+        })
+    }
+
+    /// See [`Device::write_staged`].
+    fn write_staged(&self, staged: D::Staged, into: &mut [Filling<'_, D>]) -> Result<()> {
+        self.driver("a staged copy to the device beside other work", || {
+            self.device.write_staged(staged, into)
         })
     }
 

@@ -307,6 +307,8 @@ impl gpu::Device for OpenClDevice {
     type Pending = OpenClPending;
     /// None: results are read from device memory.
     type HostWords = std::convert::Infallible;
+    /// None: host edges are written from the caller's memory (`write_beside`).
+    type Staged = std::convert::Infallible;
 
     fn injected_error(&self, what: &str, fault: DriverFault) -> Error {
         let code = match fault {
@@ -398,6 +400,10 @@ impl gpu::Device for OpenClDevice {
     fn write(&self, memory: &mut ClMemory, offset: usize, data: &[u8]) -> Result<()> {
         write_blocking(&self.queue, memory, offset, data)
             .map_err(|e| self.cl_error("clEnqueueWriteBuffer", e))
+    }
+
+    fn write_staged(&self, staged: Self::Staged, _: &mut [gpu::Filling<'_, Self>]) -> Result<()> {
+        match staged {}
     }
 
     fn write_beside(&self, fillings: &mut [gpu::Filling<'_, Self>]) -> Result<()> {

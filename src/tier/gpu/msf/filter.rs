@@ -154,18 +154,15 @@ impl<D: Device> Filter<D> {
         })
     }
 
-    /// Appends the edges `first..first + len` of `from` (the whole list's `start..`)
-    /// that may belong to the forest to `into` from edge `at` on, in their order, and
-    /// their positions in the whole list to `positions` from `listed`: how many.
-    pub(super) fn keep(
+    /// Marks which of the edges `first..first + len` of `from` may belong to the
+    /// forest and lists their positions in the chunk, in order: how many
+    /// ([`Filter::gather`] then appends them).
+    pub(super) fn select(
         &mut self,
         tier: &Gpu<D>,
         program: &D::Program,
-        (from, first, len, start): (EdgeArgs<D>, usize, usize, usize),
-        (into, at): (EdgeArgs<D>, usize),
-        (positions, listed): (&DeviceBuffer<D, u64>, usize),
+        (from, first, len): (&EdgeArgs<D>, usize, usize),
     ) -> Result<usize> {
-        let weights = from.weights.unwrap_or(from.u);
         tier.launch(
             program,
             "sf_keep",
@@ -174,7 +171,7 @@ impl<D: Device> Filter<D> {
             &[
                 from.u,
                 from.v,
-                weights,
+                from.weights.unwrap_or(from.u),
                 Arg::U64(first as u64),
                 Arg::U32(len as u32),
                 Arg::U32(self.num_vertices as u32),
@@ -210,35 +207,49 @@ impl<D: Device> Filter<D> {
                 self.kept.arg(),
             ],
         )?;
-        let count = tier.read_one(&self.status, 3)? as usize;
-        if count > 0 {
-            tier.launch(
-                program,
-                "sf_gather",
-                count,
-                0,
-                &[
-                    from.u,
-                    from.v,
-                    weights,
-                    Arg::U64(first as u64),
-                    self.kept.arg(),
-                    Arg::U32(count as u32),
-                    Arg::U64(start as u64),
-                    Arg::U32(if from.weights.is_some() {
-                        self.keys.words
-                    } else {
-                        0
-                    }),
-                    Arg::U32(at as u32),
-                    into.u,
-                    into.v,
-                    into.weights.unwrap_or(into.u),
-                    Arg::U32(listed as u32),
-                    positions.arg(),
-                ],
-            )?;
+        Ok(tier.read_one(&self.status, 3)? as usize)
+    }
+
+    /// Appends the `count` edges the last [`Filter::select`] kept of `from` (edges
+    /// `first..` of it, the whole list's `start..`) to `into` from edge `at` on, in
+    /// their order, and their positions in the whole list to `positions` from
+    /// `listed`.
+    pub(super) fn gather(
+        &self,
+        tier: &Gpu<D>,
+        program: &D::Program,
+        (from, first, start, count): (&EdgeArgs<D>, usize, usize, usize),
+        (into, at): (EdgeArgs<D>, usize),
+        (positions, listed): (&DeviceBuffer<D, u64>, usize),
+    ) -> Result<()> {
+        if count == 0 {
+            return Ok(());
         }
-        Ok(count)
+        tier.launch(
+            program,
+            "sf_gather",
+            count,
+            0,
+            &[
+                from.u,
+                from.v,
+                from.weights.unwrap_or(from.u),
+                Arg::U64(first as u64),
+                self.kept.arg(),
+                Arg::U32(count as u32),
+                Arg::U64(start as u64),
+                Arg::U32(if from.weights.is_some() {
+                    self.keys.words
+                } else {
+                    0
+                }),
+                Arg::U32(at as u32),
+                into.u,
+                into.v,
+                into.weights.unwrap_or(into.u),
+                Arg::U32(listed as u32),
+                positions.arg(),
+            ],
+        )
     }
 }

@@ -1,11 +1,13 @@
 //! A graph solved in partitions whose forest stays in device memory. The first
 //! partition is the list's first edges; after it, the list's next edges are filtered a
 //! chunk at a time against the forest carried so far (`filter::Filter`), and the
-//! survivors gather behind that forest until the partition's room is full, when the
-//! forest and its survivors are solved as a graph of their own. The forest's ends,
+//! survivors gather behind that forest until a chunk's survivors do not fit the
+//! partition's room, when the forest and its survivors are solved as a graph of their
+//! own (that chunk goes through the next partition's filter). The forest's ends,
 //! weights and positions in the whole list are gathered on the device (no trip through
 //! the host, no second upload), and host edges go up a chunk ahead on the device's
-//! second queue while the device filters or solves.
+//! second queue while the device filters or solves, staged in page-locked memory by a
+//! thread of their own where the tier can (`gpu/staging.rs`).
 
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -16,7 +18,8 @@ use super::resident::{
     Finding, ResidentOutcome, Work,
 };
 use super::{DeviceProblem, DeviceTimings, Stopwatch};
-use crate::tier::gpu::{Arg, Device, DeviceBuffer, Filling, Gpu, ProgramKind};
+use crate::tier::gpu::staging::{Staging, StopOnDrop};
+use crate::tier::gpu::{bytes_of, Arg, Device, DeviceBuffer, Filling, Gpu, ProgramKind};
 use crate::types::Element;
 use crate::{Error, Result};
 
@@ -169,35 +172,32 @@ pub(crate) fn solve_host_list<D: Device, W: Element>(
     adjacency: Adjacency,
 ) -> Result<std::result::Result<(Vec<u64>, DeviceTimings), Finding>> {
     // One copy of the partitions' code for the weights of each size.
+    let kind = key_kind(W::DTYPE);
     match W::DTYPE.size() {
-        8 => solve_host_as::<D, u64, W>(
-            tier,
-            n,
-            (u, v, weights.map(as_stored)),
-            work,
-            fit,
-            adjacency,
-        ),
-        _ => solve_host_as::<D, u32, W>(
-            tier,
-            n,
-            (u, v, weights.map(as_stored)),
-            work,
-            fit,
-            adjacency,
-        ),
+        8 => {
+            let stored = (u, v, weights.map(as_stored));
+            let weights = (solve_as::<D, u64, W> as Solver<D, u64>, kind);
+            solve_host_as(tier, n, stored, (work, weights), fit, adjacency)
+        }
+        _ => {
+            let stored = (u, v, weights.map(as_stored));
+            let weights = (solve_as::<D, u32, W> as Solver<D, u32>, kind);
+            solve_host_as(tier, n, stored, (work, weights), fit, adjacency)
+        }
     }
 }
 
-fn solve_host_as<D: Device, S: Element, W: Element>(
+/// [`solve_host_list`] for weights stored as S, solved by `solver`, of key kind `kind`.
+#[inline(never)]
+fn solve_host_as<D: Device, S: Element>(
     tier: &Gpu<D>,
     n: usize,
     (u, v, weights): (&[u32], &[u32], Option<&[S]>),
-    work: &Work,
+    (work, (solver, kind)): (&Work, (Solver<D, S>, u32)),
     fit: usize,
     adjacency: Adjacency,
 ) -> Result<std::result::Result<(Vec<u64>, DeviceTimings), Finding>> {
-    let mut partitions = Partitions::<D, S>::new::<W>(tier, *work, n);
+    let mut partitions = Partitions::<D, S>::new(tier, *work, n, (solver, kind));
     let fresh = |range| Fresh {
         source: Source::Host { u, v, weights },
         range,
@@ -226,33 +226,48 @@ pub(super) fn solve_device_list<D: Device, W: Element>(
     fit: usize,
     adjacency: Adjacency,
 ) -> Result<std::result::Result<Parts<D>, Finding>> {
+    let (n, m) = (list.num_vertices, list.u.len());
+    let addresses = (
+        list.u.address(),
+        list.v.address(),
+        list.weights.as_ref().map(|w| w.address()),
+    );
+    let kind = key_kind(W::DTYPE);
     match W::DTYPE.size() {
-        8 => solve_device_as::<D, u64, W>(tier, list, work, fit, adjacency),
-        _ => solve_device_as::<D, u32, W>(tier, list, work, fit, adjacency),
+        8 => {
+            let weights = (solve_as::<D, u64, W> as Solver<D, u64>, kind);
+            solve_device_as(tier, (n, m, addresses), (work, weights), fit, adjacency)
+        }
+        _ => {
+            let weights = (solve_as::<D, u32, W> as Solver<D, u32>, kind);
+            solve_device_as(tier, (n, m, addresses), (work, weights), fit, adjacency)
+        }
     }
 }
 
-fn solve_device_as<D: Device, S: Element, W: Element>(
+/// [`solve_device_list`] for the list of `m` edges over `n` vertices at `addresses`
+/// (u, v, weights), its weights stored as S, solved by `solver`, of key kind `kind`.
+#[inline(never)]
+fn solve_device_as<D: Device, S: Element>(
     tier: &Gpu<D>,
-    list: &EdgeArrays<D, W>,
-    work: &Work,
+    (n, m, (u, v, weights)): (usize, usize, (usize, usize, Option<usize>)),
+    (work, (solver, kind)): (&Work, (Solver<D, S>, u32)),
     fit: usize,
     adjacency: Adjacency,
 ) -> Result<std::result::Result<Parts<D>, Finding>> {
-    let (n, m) = (list.num_vertices, list.u.len());
-    // SAFETY (each wrap): the caller's memory that `list` wraps, held for this call by
-    // the caller's promise; the weights as S, of W's size.
+    // SAFETY (each wrap): the caller's memory that its list wraps, held for this call
+    // by the caller's promise; the weights as S, of their type's size.
     let stored = EdgeArrays {
         num_vertices: n,
-        u: unsafe { tier.wrap::<u32>(list.u.address(), m, "u")? },
-        v: unsafe { tier.wrap::<u32>(list.v.address(), m, "v")? },
-        weights: match &list.weights {
-            Some(w) => Some(unsafe { tier.wrap::<S>(w.address(), m, "weights")? }),
+        u: unsafe { tier.wrap::<u32>(u, m, "u")? },
+        v: unsafe { tier.wrap::<u32>(v, m, "v")? },
+        weights: match weights {
+            Some(w) => Some(unsafe { tier.wrap::<S>(w, m, "weights")? }),
             None => None,
         },
         kept: false,
     };
-    let mut partitions = Partitions::<D, S>::new::<W>(tier, *work, n);
+    let mut partitions = Partitions::<D, S>::new(tier, *work, n, (solver, kind));
     let fresh = |range| Fresh {
         source: Source::Device(&stored),
         range,
@@ -281,12 +296,14 @@ pub(crate) struct Partitions<'t, D: Device, W> {
     timings: DeviceTimings,
 }
 
-/// Runs `work` while `upload`'s host edges (if any) go up on another thread, on the
-/// device's second queue, into buffers of their own: `work`'s result and those buffers.
+/// Runs `work` while `upload`'s host edges (if any) go up on the device's second
+/// queue into buffers of their own (from `staging`'s copy of them if it has one, else
+/// from the list on another thread): `work`'s result and those buffers.
 fn beside<D: Device, W: Element, R>(
     tier: &Gpu<D>,
     n: usize,
     upload: Option<Fresh<'_, D, W>>,
+    staging: &Staging,
     work: impl FnOnce() -> Result<R>,
 ) -> Result<(R, Option<EdgeArrays<D, W>>)> {
     let Some(Fresh {
@@ -304,16 +321,15 @@ fn beside<D: Device, W: Element, R>(
         weights: weights.map(|_| tier.alloc::<W>(len)).transpose()?,
         kept: true,
     };
-    tier.prepare_beside()?;
     let mut pieces = vec![
         into.u.filling(&[&u[range.clone()]]),
         into.v.filling(&[&v[range.clone()]]),
     ];
     if let (Some(into), Some(w)) = (&mut into.weights, weights) {
-        pieces.push(into.filling(&[&w[range]]));
+        pieces.push(into.filling(&[&w[range.clone()]]));
     }
     let (mut work, mut done) = (Some(work), None);
-    upload_beside(tier, pieces, &mut || {
+    upload_beside(tier, pieces, (staging, &range), &mut || {
         if let Some(work) = work.take() {
             done = Some(work()?);
         }
@@ -323,24 +339,41 @@ fn beside<D: Device, W: Element, R>(
     Ok((done, Some(into)))
 }
 
-/// Runs `work` while `pieces` are copied to the device on another thread, on the
-/// device's second queue (one copy of this code for every weight type).
+/// Runs `work` while `pieces` (edges `range` of the list) go up on the device's second
+/// queue: from `staging`'s copy of them where it has one, else copied on another
+/// thread (one copy of this code for every weight type).
 fn upload_beside<D: Device>(
     tier: &Gpu<D>,
-    pieces: Vec<Filling<'_, D>>,
+    mut pieces: Vec<Filling<'_, D>>,
+    (staging, range): (&Staging, &Range<usize>),
     work: &mut dyn FnMut() -> Result<()>,
 ) -> Result<()> {
-    let (done, uploaded) = std::thread::scope(|scope| {
-        let mut pieces = pieces;
-        let uploading = scope.spawn(move || tier.write_beside(&mut pieces));
-        let done = work();
-        let uploaded = crate::profile::span("partitions: wait for the upload", || {
-            uploading.join().unwrap_or_else(|_| {
-                Err(Error::internal("the thread uploading a partition panicked"))
-            })
-        });
-        (done, uploaded)
-    });
+    let staged = match D::STAGES {
+        true => crate::profile::span("partitions: wait for a staged chunk", || {
+            staging.next(range)
+        })?,
+        false => None,
+    };
+    tier.prepare_beside()?;
+    let (done, uploaded) = match staged {
+        Some(staged) => {
+            let uploaded = match staged.downcast::<D::Staged>() {
+                Ok(staged) => tier.write_staged(*staged, &mut pieces),
+                Err(_) => Err(Error::internal("edges staged by another kind of device")),
+            };
+            (uploaded.as_ref().map_or(Ok(()), |()| work()), uploaded)
+        }
+        None => std::thread::scope(|scope| {
+            let uploading = scope.spawn(move || tier.write_beside(&mut pieces));
+            let done = work();
+            let uploaded = crate::profile::span("partitions: wait for the upload", || {
+                uploading.join().unwrap_or_else(|_| {
+                    Err(Error::internal("the thread uploading a partition panicked"))
+                })
+            });
+            (done, uploaded)
+        }),
+    };
     // The main queue's work from here on reads the uploaded edges, or frees their
     // buffers (on every path: a free must not overtake a copy still running).
     let awaited = tier.await_beside();
@@ -350,14 +383,20 @@ fn upload_beside<D: Device>(
 }
 
 impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
-    /// Partitions of a graph whose weights, of type T, are stored as W (of T's size).
-    fn new<T: Element>(tier: &'t Gpu<D>, work: Work, num_vertices: usize) -> Self {
+    /// Partitions of a graph whose weights are stored as W, solved by `solver`, of key
+    /// kind `kind` (see [`solve_as`]).
+    fn new(
+        tier: &'t Gpu<D>,
+        work: Work,
+        num_vertices: usize,
+        (solver, kind): (Solver<D, W>, u32),
+    ) -> Self {
         Partitions {
             tier,
             work,
             num_vertices,
-            solver: solve_as::<D, W, T>,
-            kind: key_kind(T::DTYPE),
+            solver,
+            kind,
             watch: Stopwatch::start(tier),
             last: None,
             count: 0,
@@ -392,127 +431,158 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
         };
         let sizes = Sizes::of::<W>(&self.work, weighted, list.is_none(), n, fit);
         let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(tier, weighted)))?;
-        // Host chunks uploaded ahead (at most two at once, the one being filtered
-        // included), and where the next one starts.
-        let mut ahead: VecDeque<EdgeArrays<D, W>> = VecDeque::new();
-        let mut uploaded = m.min(sizes.most);
-        let next_upload = |uploaded: &mut usize, held: usize| {
-            (list.is_none() && *uploaded < m && held < 2).then(|| {
-                let range = *uploaded..m.min(*uploaded + sizes.chunk);
-                *uploaded = range.end;
-                fresh(range)
-            })
-        };
-
-        // The first partition: the list's first edges, nothing carried.
-        let mut arrays = self.arrays(uploaded, weighted)?;
-        match fresh(0..uploaded) {
-            Fresh {
-                source: Source::Host { u, v, weights },
-                range,
-            } => {
-                tier.write_at(&mut arrays.u, 0, &u[range.clone()])?;
-                tier.write_at(&mut arrays.v, 0, &v[range.clone()])?;
-                if let (Some(into), Some(w)) = (&mut arrays.weights, weights) {
-                    tier.write_at(into, 0, &w[range])?;
-                }
-            }
-            Fresh {
-                source: Source::Device(list),
-                range,
-            } => copy_edges(tier, list, range, &mut arrays, 0)?,
-        }
-        let mut start = uploaded;
-        let upload = next_upload(&mut uploaded, 0);
-        match self.solve(&program, arrays, 0, Own::From(0), upload, adjacency)? {
-            Ok(staged) => ahead.extend(staged),
-            Err(finding) => return Ok(Err(finding)),
-        }
-
-        // Then the forest so far and the next chunks' survivors, as often as they fill
-        // a partition.
-        while start < m {
-            let carried = self.count;
-            let room = sizes.most.saturating_sub(carried);
-            let mut arrays = self.arrays(carried + room, weighted)?;
-            self.carry_into(&program, &mut arrays)?;
-            let keys = WeightKeys {
-                kind: self.kind,
-                descending: self.work.descending,
-                words: (W::DTYPE.size() / 4) as u32,
+        let staging = Staging::new();
+        std::thread::scope(|scope| {
+            // On every way out of here, before the scope waits for the thread.
+            let _stopping = StopOnDrop(&staging);
+            // Host chunks uploaded ahead (at most two at once, the one being filtered
+            // included), and where the next one starts.
+            let mut ahead: VecDeque<EdgeArrays<D, W>> = VecDeque::new();
+            let mut uploaded = m.min(sizes.most);
+            let next_upload = |uploaded: &mut usize, held: usize| {
+                (list.is_none() && *uploaded < m && held < 2).then(|| {
+                    let range = *uploaded..m.min(*uploaded + sizes.chunk);
+                    *uploaded = range.end;
+                    fresh(range)
+                })
             };
-            let mut filter = crate::profile::span("partitions: labels", || {
-                Filter::new(
-                    tier,
-                    &program,
-                    (arrays.args(), n, carried),
-                    keys,
-                    sizes.chunk,
-                )
-            })?;
-            let mut listed = tier.alloc::<u64>(room)?;
-            let mut kept = 0;
-            while start < m && kept + sizes.chunk.min(m - start) <= room {
-                let len = sizes.chunk.min(m - start);
-                let staged = ahead.pop_front();
-                let upload = next_upload(&mut uploaded, ahead.len() + 1);
-                let (count, next) = beside(tier, n, upload, || {
-                    let from = match (&staged, list) {
-                        (Some(staged), _) => (staged.args(), 0, len, start),
-                        (None, Some(list)) => (list.args(), start, len, start),
+
+            // The first partition: the list's first edges, nothing carried.
+            let mut arrays = self.arrays(uploaded, weighted)?;
+            match fresh(0..uploaded) {
+                Fresh {
+                    source: Source::Host { u, v, weights },
+                    range,
+                } => {
+                    tier.write_at(&mut arrays.u, 0, &u[range.clone()])?;
+                    tier.write_at(&mut arrays.v, 0, &v[range.clone()])?;
+                    if let (Some(into), Some(w)) = (&mut arrays.weights, weights) {
+                        tier.write_at(into, 0, &w[range])?;
+                    }
+                }
+                Fresh {
+                    source: Source::Device(list),
+                    range,
+                } => copy_edges(tier, list, range, &mut arrays, 0)?,
+            }
+            // The later host chunks are staged ahead on a thread of their own (after the
+            // first partition's upload, which it would slow: 1.6 GB cap, 10 -> 21 ms).
+            if let (Source::Host { u, v, weights }, true) =
+                (&whole.source, D::STAGES && uploaded < m)
+            {
+                let mut arrays = vec![(bytes_of(u), 4), (bytes_of(v), 4)];
+                arrays.extend(weights.map(|w| (bytes_of(w), W::DTYPE.size())));
+                staging.start(scope, tier, arrays, uploaded..m, sizes.chunk);
+            }
+            let mut start = uploaded;
+            let upload = next_upload(&mut uploaded, 0);
+            match self.solve(
+                &program,
+                arrays,
+                0,
+                Own::From(0),
+                (upload, &staging),
+                adjacency,
+            )? {
+                Ok(staged) => ahead.extend(staged),
+                Err(finding) => return Ok(Err(finding)),
+            }
+
+            // Then the forest so far and the next chunks' survivors, as often as they fill
+            // a partition.
+            while start < m {
+                let carried = self.count;
+                let room = sizes.most.saturating_sub(carried);
+                let mut arrays = self.arrays(carried + room, weighted)?;
+                self.carry_into(&program, &mut arrays)?;
+                let keys = WeightKeys {
+                    kind: self.kind,
+                    descending: self.work.descending,
+                    words: (W::DTYPE.size() / 4) as u32,
+                };
+                let mut filter = crate::profile::span("partitions: labels", || {
+                    Filter::new(
+                        tier,
+                        &program,
+                        (arrays.args(), n, carried),
+                        keys,
+                        sizes.chunk,
+                    )
+                })?;
+                let mut listed = tier.alloc::<u64>(room)?;
+                let mut kept = 0;
+                while start < m && kept < room {
+                    let len = sizes.chunk.min(m - start);
+                    let staged = ahead.pop_front();
+                    let upload = next_upload(&mut uploaded, ahead.len() + 1);
+                    let (from, first) = match (&staged, list) {
+                        (Some(staged), _) => (staged.args(), 0),
+                        (None, Some(list)) => (list.args(), start),
                         (None, None) => {
                             return Err(Error::internal(
                                 "a partition's host edges were not uploaded ahead",
                             ))
                         }
                     };
-                    crate::profile::span("partitions: filter", || {
-                        filter.keep(
-                            tier,
-                            &program,
-                            from,
-                            (arrays.args(), carried + kept),
-                            (&listed, kept),
-                        )
-                    })
-                })?;
-                ahead.extend(next);
-                kept += count;
-                start += len;
+                    let (count, next) = beside(tier, n, upload, &staging, || {
+                        crate::profile::span("partitions: filter", || {
+                            filter.select(tier, &program, (&from, first, len))
+                        })
+                    })?;
+                    ahead.extend(next);
+                    if kept + count > room {
+                        // Its survivors do not fit beside the partition's: the chunk
+                        // stays on the device for the next partition's filter (whose
+                        // room holds a chunk).
+                        if let Some(staged) = staged {
+                            ahead.push_front(staged);
+                        }
+                        break;
+                    }
+                    filter.gather(
+                        tier,
+                        &program,
+                        (&from, first, start, count),
+                        (arrays.args(), carried + kept),
+                        (&listed, kept),
+                    )?;
+                    kept += count;
+                    start += len;
+                }
+                if start < m && kept == 0 {
+                    return Err(Error::internal(format!(
+                        "a partition has room for {room} edges beside its forest, less than a chunk of {}",
+                        sizes.chunk
+                    )));
+                }
+                drop(filter);
+                self.timings.compute_ms += self.watch.lap();
+                if kept == 0 {
+                    // Every edge left was dropped: the forest carried is the whole list's.
+                    break;
+                }
+                for buffer in [&mut arrays.u, &mut arrays.v] {
+                    buffer.set_len(carried + kept);
+                }
+                if let Some(weights) = &mut arrays.weights {
+                    weights.set_len(carried + kept);
+                }
+                listed.set_len(kept);
+                let upload = next_upload(&mut uploaded, ahead.len());
+                match self.solve(
+                    &program,
+                    arrays,
+                    carried,
+                    Own::Listed(listed),
+                    (upload, &staging),
+                    adjacency,
+                )? {
+                    Ok(staged) => ahead.extend(staged),
+                    Err(finding) => return Ok(Err(finding)),
+                }
             }
-            if start < m && kept == 0 {
-                return Err(Error::internal(format!(
-                    "a partition has room for {room} edges beside its forest, less than a chunk of {}",
-                    sizes.chunk
-                )));
-            }
-            drop(filter);
-            self.timings.compute_ms += self.watch.lap();
-            if kept == 0 {
-                // Every edge left was dropped: the forest carried is the whole list's.
-                break;
-            }
-            for buffer in [&mut arrays.u, &mut arrays.v] {
-                buffer.set_len(carried + kept);
-            }
-            if let Some(weights) = &mut arrays.weights {
-                weights.set_len(carried + kept);
-            }
-            listed.set_len(kept);
-            let upload = next_upload(&mut uploaded, ahead.len());
-            match self.solve(
-                &program,
-                arrays,
-                carried,
-                Own::Listed(listed),
-                upload,
-                adjacency,
-            )? {
-                Ok(staged) => ahead.extend(staged),
-                Err(finding) => return Ok(Err(finding)),
-            }
-        }
-        Ok(Ok(()))
+            Ok(Ok(()))
+        })
     }
 
     /// Arrays for `len` edges of the partitions' graph (kept whole by the solve: the
@@ -565,15 +635,15 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
 
     /// Solves `arrays`, the forest carried so far (its first `carried` edges) followed
     /// by edges at `own` (`program`: the partitions' MSF kernels), while `upload` (host
-    /// edges) goes up into buffers of their own beside the work: those buffers, or the
-    /// device's finding if a check fails.
+    /// edges, from `staging`'s copy where it has one) goes up into buffers of their own
+    /// beside the work: those buffers, or the device's finding if a check fails.
     fn solve(
         &mut self,
         program: &D::Program,
         arrays: EdgeArrays<D, W>,
         carried: usize,
         own: Own<D>,
-        upload: Option<Fresh<'_, D, W>>,
+        (upload, staging): (Option<Fresh<'_, D, W>>, &Staging),
         adjacency: Adjacency,
     ) -> Result<std::result::Result<Option<EdgeArrays<D, W>>, Finding>> {
         let tier = self.tier;
@@ -581,7 +651,7 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
         let weighted = arrays.weights.is_some();
         check_host_call::<D, W>(tier, n, m, &self.work, weighted)?;
         let solver = self.solver;
-        let ((arrays, outcome, ids), next) = beside(tier, n, upload, || {
+        let ((arrays, outcome, ids), next) = beside(tier, n, upload, staging, || {
             crate::profile::span("partitions: solve", || {
                 solver(tier, arrays, &self.work, adjacency, &mut self.watch)
             })
