@@ -171,3 +171,129 @@ impl Drop for DoneOnDrop<'_> {
         self.0.set_done(true);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tier::gpu::bytes_of;
+
+    /// Stages as a tier would, into memory of its own: the pieces joined.
+    fn joined(pieces: &[&[u8]], _: &AtomicBool) -> Result<Option<Staged>> {
+        Ok(Some(Box::new(pieces.concat())))
+    }
+
+    fn ranges(range: Range<usize>, chunk: usize) -> Vec<Range<usize>> {
+        range
+            .clone()
+            .step_by(chunk)
+            .map(|start| start..range.end.min(start + chunk))
+            .collect()
+    }
+
+    #[test]
+    fn chunks_come_in_order_with_their_bytes_then_nothing() {
+        let u: Vec<u32> = (0..1000).collect();
+        let w: Vec<u64> = (0..1000).map(|i| i * 7 + (1 << 40)).collect();
+        let staging = Staging::new();
+        std::thread::scope(|scope| {
+            let _stopping = StopOnDrop(&staging);
+            let arrays = vec![(bytes_of(&u), 4), (bytes_of(&w), 8)];
+            staging.spawn(scope, Box::new(joined), arrays, (100..1000, 256));
+            for range in ranges(100..1000, 256) {
+                let staged = staging.next(&range).unwrap().expect("a staged chunk");
+                let bytes = staged.downcast::<Vec<u8>>().expect("the stage's own type");
+                let want = [bytes_of(&u[range.clone()]), bytes_of(&w[range.clone()])].concat();
+                assert_eq!(*bytes, want, "chunk {range:?}");
+            }
+            // Every chunk given: the thread ends, and nothing more comes.
+            assert!(staging.next(&(1000..1000)).unwrap().is_none());
+        });
+    }
+
+    #[test]
+    fn a_chunk_asked_out_of_turn_is_an_internal_error() {
+        let u: Vec<u32> = (0..64).collect();
+        let staging = Staging::new();
+        std::thread::scope(|scope| {
+            let _stopping = StopOnDrop(&staging);
+            staging.spawn(
+                scope,
+                Box::new(joined),
+                vec![(bytes_of(&u), 4)],
+                (0..64, 16),
+            );
+            let e = staging.next(&(16..32)).map(|_| ()).unwrap_err();
+            assert_eq!(e.status(), crate::Status::Internal, "{e}");
+            assert!(e.message().contains("were staged where"), "{e}");
+        });
+    }
+
+    #[test]
+    fn with_no_thread_or_once_the_tier_stages_nothing_chunks_are_not_staged() {
+        assert!(Staging::new().next(&(0..10)).unwrap().is_none());
+        let u: Vec<u32> = (0..64).collect();
+        let staging = Staging::new();
+        let second = |pieces: &[&[u8]], _: &AtomicBool| -> Result<Option<Staged>> {
+            // The second chunk (edges 16..32) is refused, as by a driver out of memory.
+            match pieces[0].first() {
+                Some(&16) => Ok(None),
+                _ => Ok(Some(Box::new(pieces.concat()))),
+            }
+        };
+        std::thread::scope(|scope| {
+            let _stopping = StopOnDrop(&staging);
+            staging.spawn(
+                scope,
+                Box::new(second),
+                vec![(bytes_of(&u), 4)],
+                (0..64, 16),
+            );
+            assert!(staging.next(&(0..16)).unwrap().is_some());
+            assert!(staging.next(&(16..32)).unwrap().is_none());
+            // The thread stopped there: the rest go up from the list.
+            assert!(staging.next(&(32..48)).unwrap().is_none());
+        });
+    }
+
+    #[test]
+    fn a_stage_waiting_for_memory_gives_up_when_the_uploads_stop() {
+        let u: Vec<u32> = (0..64).collect();
+        let staging = Staging::new();
+        // Waits as a tier whose staging memory is full, until told to stop.
+        let full = |_: &[&[u8]], stop: &AtomicBool| -> Result<Option<Staged>> {
+            while !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Ok(None)
+        };
+        // Leaving the scope without taking a chunk stops the thread, which the scope
+        // then joins: this returns.
+        std::thread::scope(|scope| {
+            let _stopping = StopOnDrop(&staging);
+            staging.spawn(scope, Box::new(full), vec![(bytes_of(&u), 4)], (0..64, 16));
+        });
+    }
+
+    #[test]
+    fn a_staging_thread_that_panics_leaves_nothing_waiting() {
+        let u: Vec<u32> = (0..64).collect();
+        let staging = Staging::new();
+        let panics = |_: &[&[u8]], _: &AtomicBool| -> Result<Option<Staged>> {
+            panic!("a stage that fails (this panic is the test's)")
+        };
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            std::thread::scope(|scope| {
+                let _stopping = StopOnDrop(&staging);
+                staging.spawn(
+                    scope,
+                    Box::new(panics),
+                    vec![(bytes_of(&u), 4)],
+                    (0..64, 16),
+                );
+                staging.next(&(0..16)).map(|staged| staged.is_none())
+            })
+        }));
+        // The scope passes the thread's panic on; `next` had returned (nothing staged).
+        assert!(outcome.is_err());
+    }
+}
