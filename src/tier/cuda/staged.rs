@@ -66,7 +66,7 @@ impl StagingBlocks {
             return;
         };
         for block in list.blocks.drain(..) {
-            // SAFETY: each block and event was made in `take_block` and is released
+            // SAFETY: each block and event was made in `new_block` and is released
             // once, here, after its last copy is over.
             unsafe {
                 let _ = result::event::synchronize(block.event);
