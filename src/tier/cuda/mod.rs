@@ -1069,10 +1069,8 @@ impl CudaDevice {
         let mut staged = Vec::new();
         let mut at = 0;
         for filling in fillings {
-            let mut offset = 0;
-            for piece in &filling.pieces {
-                staged.push((filling.memory.pointer + offset as u64, at, *piece));
-                offset += piece.len();
+            for (offset, piece) in gpu::placed(&filling.pieces) {
+                staged.push((filling.memory.pointer + offset as u64, at, piece));
                 at += piece.len();
             }
         }
@@ -1326,14 +1324,13 @@ impl gpu::Device for CudaDevice {
     fn write_beside(&self, fillings: &mut [gpu::Filling<'_, Self>]) -> Result<()> {
         self.with_side(|SideStream { stream, ring }| {
             // Each piece at its device address, in order.
-            let mut pieces = Vec::new();
-            for filling in fillings.iter() {
-                let mut to = filling.memory.pointer;
-                for data in filling.pieces.iter().filter(|piece| !piece.is_empty()) {
-                    pieces.push((to, *data));
-                    to += data.len() as u64;
-                }
-            }
+            let pieces: Vec<_> = fillings
+                .iter()
+                .flat_map(|filling| {
+                    gpu::placed(&filling.pieces)
+                        .map(|(offset, data)| (filling.memory.pointer + offset as u64, data))
+                })
+                .collect();
             let total: usize = pieces.iter().map(|(_, data)| data.len()).sum();
             match ring {
                 // No wait: the bytes are in the transfer buffers (whose events guard

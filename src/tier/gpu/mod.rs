@@ -785,13 +785,24 @@ impl<D: Device> Copy for Arg<D> {}
 /// [`Device::write_all`] as one `write` per piece.
 pub(crate) fn write_each<D: Device>(device: &D, fillings: &mut [Filling<'_, D>]) -> Result<()> {
     for filling in fillings {
-        let mut offset = 0;
-        for piece in &filling.pieces {
+        for (offset, piece) in placed(&filling.pieces) {
             device.write(filling.memory, offset, piece)?;
-            offset += piece.len();
         }
     }
     Ok(())
+}
+
+/// A filling's non-empty pieces, each with its byte offset in the buffer (the pieces
+/// lie one after another from byte 0).
+pub(crate) fn placed<'p>(pieces: &'p [&'p [u8]]) -> impl Iterator<Item = (usize, &'p [u8])> {
+    pieces
+        .iter()
+        .scan(0, |offset, piece| {
+            let at = *offset;
+            *offset += piece.len();
+            Some((at, *piece))
+        })
+        .filter(|(_, piece)| !piece.is_empty())
 }
 
 /// Bytes for the start of a device buffer, as pieces written one after another.

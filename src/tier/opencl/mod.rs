@@ -417,11 +417,9 @@ impl gpu::Device for OpenClDevice {
             }
         };
         for filling in fillings {
-            let mut offset = 0;
-            for piece in filling.pieces.iter().filter(|piece| !piece.is_empty()) {
+            for (offset, piece) in gpu::placed(&filling.pieces) {
                 write_blocking(queue, filling.memory, offset, piece)
                     .map_err(|e| self.cl_error("clEnqueueWriteBuffer (on a second queue)", e))?;
-                offset += piece.len();
             }
         }
         Ok(())
