@@ -380,11 +380,11 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
                 fit,
             )
         })?;
-        if let Some((positions, timings)) = solved {
+        if let Some((positions, sum, timings)) = solved {
             return Ok(Solved {
                 edges: positions_to_ids(positions, ids),
                 timings: Some(timings),
-                total: None,
+                total: sum.map(TotalWeight::Int),
             });
         }
         // A partition's device found a bad edge, but it sees only its part: the host

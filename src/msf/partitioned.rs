@@ -13,15 +13,15 @@
 //! end.
 
 use super::{device_adjacency, Result};
-use crate::tier::gpu::msf::partitions::solve_host_list;
+use crate::tier::gpu::msf::partitions::{solve_host_list, HostParts};
 use crate::tier::gpu::msf::resident::Work;
-use crate::tier::gpu::msf::DeviceTimings;
 use crate::tier::gpu::{Device, Gpu};
 use crate::types::Element;
 
 /// The forest's edge positions (ascending) of the edge list `u`, `v`, `weights` over
-/// `n` vertices, solved in partitions that leave room for the forest within `fit`
-/// edges (`fit` > n - 1). `None` when a partition's device finds a bad edge: it sees
+/// `n` vertices, its integer weight sum (where `work` asks for it) and the timings,
+/// solved in partitions that leave room for the forest within `fit` edges (`fit` >
+/// n - 1). `None` when a partition's device finds a bad edge: it sees
 /// only its part, so the caller names the first bad edge of the whole list.
 pub(super) fn solve_in_partitions<D: Device, W: Element>(
     tier: &Gpu<D>,
@@ -31,6 +31,6 @@ pub(super) fn solve_in_partitions<D: Device, W: Element>(
     weights: Option<&[W]>,
     work: &Work,
     fit: usize,
-) -> Result<Option<(Vec<u64>, DeviceTimings)>> {
+) -> Result<Option<HostParts>> {
     Ok(solve_host_list(tier, n, (u, v, weights), work, fit, device_adjacency)?.ok())
 }

@@ -116,8 +116,9 @@ impl Sizes {
     }
 }
 
-/// What a partition's solve finds: its forest's edge count and timings, or a bad edge.
-type PartOutcome = std::result::Result<(usize, DeviceTimings), Finding>;
+/// What a partition's solve finds: its forest's edge count, timings and integer weight
+/// sum (where the work asks for it), or a bad edge.
+type PartOutcome = std::result::Result<(usize, DeviceTimings, Option<i128>), Finding>;
 
 /// A partition's solve, for the weight type whose weights the partitions store as S.
 type Solver<D, S> =
@@ -140,7 +141,12 @@ fn solve_as<D: Device, S: Element, W: Element>(
     let mut typed = arrays.cast::<W>();
     let (outcome, ids) = solve_uploaded(tier, &mut typed, work, adjacency, watch)?;
     let outcome = match outcome {
-        ResidentOutcome::Forest { count, timings, .. } => Ok((count, timings)),
+        ResidentOutcome::Forest {
+            count,
+            timings,
+            weight_sum,
+            ..
+        } => Ok((count, timings, weight_sum)),
         ResidentOutcome::Invalid(finding) => Err(finding),
     };
     Ok((typed.cast(), outcome, ids))
@@ -161,8 +167,9 @@ fn as_stored<W: Element, S: Element>(weights: &[W]) -> &[S] {
 
 /// Solves host arrays `u`, `v`, `weights` over `n` vertices in partitions whose
 /// working sets take at most that of `fit` edges: the forest's positions in the list
-/// (ascending) and the timings, or the finding of a partition's device (at its
-/// position in the whole list; see [`Partitions::solve_all`]).
+/// (ascending), its integer weight sum where `work` asks for it (the last solve's, whose
+/// forest is the whole list's), and the timings; or the finding of a partition's device
+/// (at its position in the whole list; see [`Partitions::solve_all`]).
 pub(crate) fn solve_host_list<D: Device, W: Element>(
     tier: &Gpu<D>,
     n: usize,
@@ -170,7 +177,7 @@ pub(crate) fn solve_host_list<D: Device, W: Element>(
     work: &Work,
     fit: usize,
     adjacency: Adjacency,
-) -> Result<std::result::Result<(Vec<u64>, DeviceTimings), Finding>> {
+) -> Result<std::result::Result<HostParts, Finding>> {
     // One copy of the partitions' code for the weights of each size.
     let kind = key_kind(W::DTYPE);
     match W::DTYPE.size() {
@@ -196,7 +203,7 @@ fn solve_host_as<D: Device, S: Element>(
     (work, (solver, kind)): (&Work, (Solver<D, S>, u32)),
     fit: usize,
     adjacency: Adjacency,
-) -> Result<std::result::Result<(Vec<u64>, DeviceTimings), Finding>> {
+) -> Result<std::result::Result<HostParts, Finding>> {
     let mut partitions = Partitions::<D, S>::new(tier, *work, n, (solver, kind));
     let fresh = |range| Fresh {
         source: Source::Host { u, v, weights },
@@ -207,6 +214,10 @@ fn solve_host_as<D: Device, S: Element>(
         Err(finding) => Ok(Err(finding)),
     }
 }
+
+/// What partitions of host edges leave: the forest's positions in the whole list
+/// (ascending), its integer weight sum, and the timings.
+pub(crate) type HostParts = (Vec<u64>, Option<i128>, DeviceTimings);
 
 /// What partitions leave: the forest's edge count, its positions in the whole list on
 /// the device (none for no edges), the watch and the timings.
@@ -290,8 +301,10 @@ pub(crate) struct Partitions<'t, D: Device, W> {
     watch: Stopwatch,
     /// The last solve's arrays and its forest in them.
     last: Option<Solved<D, W>>,
-    /// The carried forest's edge count, and its positions in the whole list.
+    /// The carried forest's edge count, its integer weight sum (where the work asks
+    /// for it), and its positions in the whole list.
     count: usize,
+    sum: Option<i128>,
     positions: Option<DeviceBuffer<D, u64>>,
     timings: DeviceTimings,
 }
@@ -400,6 +413,7 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
             watch: Stopwatch::start(tier),
             last: None,
             count: 0,
+            sum: None,
             positions: None,
             timings: DeviceTimings::default(),
         }
@@ -658,7 +672,7 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
         })?;
         // What the kernels did not hide of the next chunk's upload.
         let upload_left = self.watch.lap();
-        let (count, mut timings) = match outcome {
+        let (count, mut timings, sum) = match outcome {
             Ok(found) => found,
             // The carried forest's edges passed their checks before: the bad edge is
             // one of the partition's own.
@@ -676,6 +690,7 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
         timings.upload_ms += upload_left;
         self.last = ids.map(|ids| Solved { arrays, ids, count });
         self.count = count;
+        self.sum = sum;
         // The forest's positions in the whole list, from the call's.
         self.positions = match &self.last {
             Some(solved) if count > 0 => {
@@ -712,17 +727,18 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
         Ok(Ok(next))
     }
 
-    /// The forest's positions in the whole list, ascending, and the calls' timings
-    /// added up (the peak: the most held at once, carried arrays included).
-    fn finish(self) -> Result<(Vec<u64>, DeviceTimings)> {
-        let tier = self.tier;
+    /// The forest's positions in the whole list, ascending, its integer weight sum,
+    /// and the calls' timings added up (the peak: the most held at once, carried arrays
+    /// included).
+    fn finish(self) -> Result<HostParts> {
+        let (tier, sum) = (self.tier, self.sum);
         let (count, on_device, mut watch, mut timings) = self.into_parts();
         let mut positions = crate::alloc::zeroed::<u64>(count, "the forest's edge ids")?;
         if let Some(on_device) = &on_device {
             tier.read(on_device, &mut positions)?;
         }
         timings.download_ms += watch.lap();
-        Ok((positions, timings))
+        Ok((positions, sum, timings))
     }
 
     /// What the partitions leave (see [`Parts`]); the last call's arrays are freed.
