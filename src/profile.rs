@@ -8,6 +8,8 @@
 //! further: `GPUMST_PROFILE_FAULTS` counts the process's page faults per phase
 //! ([`take_faults`]; the CLI prints them), and `GPUMST_TEAM_LAPS` prints each team's
 //! laps (work between barriers, slowest / mean / fastest member, and page faults).
+//! `GPUMST_PROFILE_TIMELINE` prints every span as it ends (thread, start and end in
+//! ms since the process's first span), to see which thread waits on which.
 
 /// Runs `f`, adding its wall time to the phase `name`.
 #[cfg(not(feature = "phase-profile"))]
@@ -26,6 +28,9 @@ mod enabled {
     use std::sync::Mutex;
     use std::time::Instant;
 
+    /// When the first span printed to the timeline began.
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+
     /// (phase, milliseconds), in the order the phases first ran.
     static PHASES: Mutex<Vec<(&'static str, f64)>> = Mutex::new(Vec::new());
 
@@ -38,6 +43,16 @@ mod enabled {
         let start = Instant::now();
         let out = f();
         add(name, start.elapsed().as_secs_f64() * 1e3);
+        if std::env::var_os("GPUMST_PROFILE_TIMELINE").is_some() {
+            let epoch = *EPOCH.get_or_init(|| start);
+            let ms = |at: Instant| at.saturating_duration_since(epoch).as_secs_f64() * 1e3;
+            eprintln!(
+                "timeline {:?} {:.3} {:.3} {name}",
+                std::thread::current().id(),
+                ms(start),
+                ms(Instant::now())
+            );
+        }
         if let Some(before) = faults {
             sum_into(&FAULTS, name, process_faults() - before);
         }
