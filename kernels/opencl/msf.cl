@@ -1442,34 +1442,41 @@ inline ulong filter_key(__global const Key* weights, ulong e, uint kind, uint de
 #endif
 }
 
-// labels[g] = g mod vertices for g < total: each vertex its own component at every
-// threshold.
-__kernel void sf_labels_init(__global uint* labels, uint vertices, ulong total) {
-    ulong g = get_global_id(0);
-    if (g < total)
-        labels[g] = (uint)(g % vertices);
+// The labels of threshold `level` (`vertices` words from level * vertices) start as
+// those of the threshold below, already flattened (every word its component's root), or
+// at level 0 as each vertex its own component. The levels are built one after another:
+// each forest edge is linked once, at the lowest threshold its key does not exceed.
+__kernel void sf_labels_init(__global uint* labels, uint vertices, uint level) {
+    uint g = get_global_id(0);
+    if (g < vertices)
+        labels[(ulong)level * vertices + g] =
+            level == 0 ? g : labels[(ulong)(level - 1) * vertices + g];
 }
 
 // Forest edge i (of `count`, the first edges of fu, fv, fw) joins its ends in the
-// labels of each of the `levels` thresholds that its key does not exceed.
+// labels of threshold `level` (of `levels`) if that is the lowest threshold its key does
+// not exceed (an edge above every threshold is in none).
 __kernel void sf_labels_link(__global const uint* fu, __global const uint* fv,
                              __global const Key* fw, uint count, uint kind, uint descending,
-                             __global const ulong* thresholds, uint levels, uint vertices,
-                             __global volatile uint* labels) {
+                             __global const ulong* thresholds, uint levels, uint level,
+                             uint vertices, __global volatile uint* labels) {
     uint i = get_global_id(0);
     if (i >= count)
         return;
     bool nan;
     ulong key = filter_key(fw, i, kind, descending, &nan);
-    for (uint j = levels; j > 0 && key <= thresholds[j - 1]; j--)
-        link_roots(labels + (ulong)(j - 1) * vertices, fu[i], fv[i]);
+    uint lowest = 0;
+    while (lowest < levels && thresholds[lowest] < key)
+        lowest++;
+    if (lowest == level)
+        link_roots(labels + (ulong)level * vertices, fu[i], fv[i]);
 }
 
-// Every label becomes its component's root (labels_flatten at each threshold).
-__kernel void sf_labels_flatten(__global volatile uint* labels, uint vertices, ulong total) {
-    ulong g = get_global_id(0);
-    if (g < total)
-        flatten_to_root(labels + (g / vertices) * vertices, (uint)(g % vertices));
+// Every label of threshold `level` becomes its component's root (labels_flatten there).
+__kernel void sf_labels_flatten(__global volatile uint* labels, uint vertices, uint level) {
+    uint g = get_global_id(0);
+    if (g < vertices)
+        flatten_to_root(labels + (ulong)level * vertices, g);
 }
 
 // flags[i] = 1 where edge first + i of eu, ev, weights (i < len) may belong to the

@@ -99,19 +99,25 @@ impl<D: Device> Filter<D> {
         };
         // Labels of every level in one buffer whose words the kernels index by u32
         // within a level.
-        let levels = thresholds.len().min(u32::MAX as usize / n.max(1));
+        let levels = match n {
+            0 => 0,
+            _ => thresholds.len().min(u32::MAX as usize / n),
+        };
         let thresholds = tier.upload_buffer(&thresholds[thresholds.len() - levels..])?;
-        let total = levels * n;
-        let labels = tier.alloc::<u32>(total)?;
-        let (vertices, words) = (Arg::U32(n as u32), Arg::U64(total as u64));
-        if total > 0 {
+        let labels = tier.alloc::<u32>(levels * n)?;
+        let vertices = Arg::U32(n as u32);
+        // One threshold after another, each starting from the one below: every forest
+        // edge is linked once, not at every level it joins.
+        for level in 0..levels {
+            let level = Arg::U32(level as u32);
             tier.launch(
                 program,
                 "sf_labels_init",
-                total,
+                n,
                 0,
-                &[labels.arg(), vertices, words],
+                &[labels.arg(), vertices, level],
             )?;
+            // (Levels only where the forest has edges.)
             tier.launch(
                 program,
                 "sf_labels_link",
@@ -126,6 +132,7 @@ impl<D: Device> Filter<D> {
                     Arg::U32(descending as u32),
                     thresholds.arg(),
                     Arg::U32(levels as u32),
+                    level,
                     vertices,
                     labels.arg(),
                 ],
@@ -133,9 +140,9 @@ impl<D: Device> Filter<D> {
             tier.launch(
                 program,
                 "sf_labels_flatten",
-                total,
+                n,
                 0,
-                &[labels.arg(), vertices, words],
+                &[labels.arg(), vertices, level],
             )?;
         }
         let blocks = chunk.div_ceil(tier.settings.group_size * IDS_PER_ITEM);
