@@ -22,7 +22,7 @@ echo "== Python: a clean virtual environment with bindings/python/requirements-t
 python3 -m venv "$VENV"
 "$VENV/bin/pip" install "${PIP[@]}" -r bindings/python/requirements-test.txt
 echo "== Python: ruff check and ruff format --check (bindings/python)"
-BENCHES=(../../benches/python_vs_peers.py ../../benches/device_csr.py ../../benches/stream_filter_sim.py)
+BENCHES=(../../benches/python_vs_peers.py ../../benches/device_csr.py ../../benches/stream_filter_sim.py ../../benches/csr_capped.py)
 (cd bindings/python && "$VENV/bin/ruff" check --no-cache . "${BENCHES[@]}" &&
     "$VENV/bin/ruff" format --no-cache --check . "${BENCHES[@]}")
 echo "== Python: pip wheel ./bindings/python, installed into that environment"

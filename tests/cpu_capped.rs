@@ -206,10 +206,10 @@ fn other_weights_give_the_uncapped_forest_within_the_cap() {
     }
 }
 
-/// A CSR graph: the same forest (its CSR ids) under the cap. The edge list gpumst makes
-/// of a CSR (16 bytes an edge) is made before the parts and is not bounded by the cap.
+/// A CSR graph: the same forest (its CSR ids) under the cap, the symmetry check and the
+/// edge list made of the CSR (24 bytes an edge while it is made, 16 after) within it.
 #[test]
-fn a_csr_graph_gives_the_uncapped_forest() {
+fn a_csr_graph_gives_the_uncapped_forest_within_the_cap() {
     let _one = one_at_a_time();
     let (u, v) = random_graph(N, M, 23);
     let mut s = Stream(79);
@@ -221,13 +221,78 @@ fn a_csr_graph_gives_the_uncapped_forest() {
         weights: csr.weights.as_deref().map(Weights::U32),
     };
     let (edges, components, total) = csr.reference(false);
-    let limit = LIMIT + 16 * (csr.forward.len() as u64);
+    let limit = LIMIT + 24 * (csr.forward.len() as u64);
     for algorithm in [Algorithm::Auto, Algorithm::Prim, Algorithm::Strut] {
-        let (capped, _) = measured(&graph, &options(algorithm, false), limit);
+        let (uncapped, uncapped_peak) = measured(&graph, &options(algorithm, false), 0);
+        uncapped.unwrap_or_else(|e| panic!("{algorithm} uncapped: {}", e.message()));
+        assert!(
+            uncapped_peak > limit,
+            "{algorithm}: the uncapped call took {uncapped_peak} bytes, within the cap: this test would not stream"
+        );
+        let (capped, peak) = measured(&graph, &options(algorithm, false), limit);
         let capped = capped.unwrap_or_else(|e| panic!("{algorithm}: {}", e.message()));
         assert_eq!(capped.edges, edges, "{algorithm}");
         assert_eq!(capped.num_components, components, "{algorithm}");
         assert_eq!(capped.total_weight, total, "{algorithm}");
+        assert!(
+            peak <= limit,
+            "{algorithm}: the capped call took {peak} bytes, over its cap of {limit}"
+        );
+        println!("CSR {algorithm}: {uncapped_peak} bytes uncapped, {peak} under the cap");
+    }
+    // Below the edge list made of the CSR: refused with the sizes.
+    let small = 16 * csr.forward.len() as u64;
+    let (refused, _) = measured(&graph, &options(Algorithm::Auto, false), small);
+    let refused = refused.expect_err("a cap below the CSR's edge list");
+    assert_eq!(
+        refused.status(),
+        Status::OutOfMemory,
+        "{}",
+        refused.message()
+    );
+    assert!(
+        refused.message().contains("CSR graph") && refused.message().contains("24 an edge"),
+        "{}",
+        refused.message()
+    );
+}
+
+/// A CSR graph that is not symmetric is named as uncapped under a cap whose symmetry
+/// check runs in several parts: the least entry without a partner, wherever its part.
+#[test]
+fn an_asymmetric_csr_is_named_as_uncapped_under_the_cap() {
+    let _one = one_at_a_time();
+    let (u, v) = random_graph(N, M, 25);
+    let w: Vec<u32> = (0..M as u32).map(|e| e % 1000).collect();
+    let csr = Csr::new(N, &u, &v, Some(&w));
+    let limit = LIMIT + 24 * (csr.forward.len() as u64);
+    let entries = csr.targets.len();
+    // Three entries lose their partners (one weight changed each), in different rows.
+    for changed in [
+        [entries / 5, entries / 2, entries - 3],
+        [entries - 3, 7, entries / 3],
+    ] {
+        let mut weights = csr.weights.clone().expect("weights");
+        for &p in &changed {
+            weights[p] += 5000;
+        }
+        let graph = Graph::Csr {
+            offsets: &csr.offsets,
+            targets: &csr.targets,
+            weights: Some(Weights::U32(&weights)),
+        };
+        let (uncapped, _) = measured(&graph, &options(Algorithm::Auto, false), 0);
+        let uncapped = uncapped.expect_err("an asymmetric CSR");
+        assert_eq!(
+            uncapped.status(),
+            Status::InvalidGraph,
+            "{}",
+            uncapped.message()
+        );
+        let (capped, _) = measured(&graph, &options(Algorithm::Auto, false), limit);
+        let capped = capped.expect_err("an asymmetric CSR under the cap");
+        assert_eq!(capped.status(), uncapped.status());
+        assert_eq!(capped.message(), uncapped.message(), "changed {changed:?}");
     }
 }
 

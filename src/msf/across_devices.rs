@@ -72,7 +72,7 @@ pub(super) fn solve(
     }
     let weights = super::weights_used(graph, options);
     let ends = profile::span("validate", || {
-        prepare::endpoints(graph, options.unweighted, true)
+        prepare::endpoints(graph, options.unweighted, true, 0)
     })?;
     let m = ends.u.len();
     prepare::reject_nan_in(weights, ends.ids.as_deref(), m)?;

@@ -240,8 +240,13 @@ pub(crate) fn minimum_spanning_forest(
                 }
                 _ => false,
             };
+            // A CPU context's cap bounds a CSR's check and the edge list made of it.
+            let memory_limit = match solver {
+                Solver::Cpu { memory_limit } => memory_limit,
+                _ => 0,
+            };
             let ends = profile::span("validate", || {
-                prepare::endpoints(graph, options.unweighted, !device_checks_ends)
+                prepare::endpoints(graph, options.unweighted, !device_checks_ends, memory_limit)
             })?;
             with_weights!(weights, w => solve_typed(ends, w, options, solver))?
         }
@@ -514,8 +519,19 @@ fn solve_within(
     };
     let wide = narrow_from.is_none();
     let (n, m) = (ends.num_vertices, ends.u.len());
-    let edges = if memory_limit == 0 || streamed::fits(memory_limit, options.algorithm, wide, n, m)
-    {
+    // The edge list made of a CSR graph is held beside the solve's arrays.
+    let held = match ends.ids {
+        Some(_) => m as u64 * prepare::CSR_EDGE_BYTES,
+        None => 0,
+    };
+    let edges = if memory_limit == 0
+        || streamed::fits(
+            memory_limit.saturating_sub(held),
+            options.algorithm,
+            wide,
+            n,
+            m,
+        ) {
         solve_part(ends)?
     } else {
         let whole = streamed::Whole {
@@ -525,6 +541,7 @@ fn solve_within(
             algorithm: options.algorithm,
             wide,
             limit: memory_limit,
+            held,
         };
         profile::span("solve in parts", || {
             streamed::solve_in_parts(&whole, &solve_part)

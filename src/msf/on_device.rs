@@ -271,7 +271,7 @@ unsafe fn csr_edges<D: Device>(
                 prepare::reject_nan_in(weights, ends.ids.as_deref(), ends.u.len())
             };
             Err(
-                match prepare::endpoints(&graph, false, true).and_then(nan) {
+                match prepare::endpoints(&graph, false, true, 0).and_then(nan) {
                     Err(error) => error,
                     Ok(()) => Error::internal(
                         "the device's checks rejected a CSR graph that the host's checks accept",

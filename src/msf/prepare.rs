@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 use std::fmt::Debug;
+use std::ops::Range;
 
 use rayon::prelude::*;
 
@@ -293,13 +294,20 @@ pub(crate) fn keeps_vertex_numbers(n: usize, m: usize) -> bool {
     n <= 4 * m + (1 << 16)
 }
 
+/// Bytes an edge of the edge list made of a CSR graph keeps (its id, u and v), and the
+/// most its making holds at once (each list's pieces beside the whole while collected).
+pub(crate) const CSR_EDGE_BYTES: u64 = 16;
+const CSR_MAKING_BYTES: u64 = 24;
+
 /// Validates the structure of `graph` (lengths, ids, CSR shape and symmetry) and
 /// returns its edges in ascending id order. `check_ends: false` leaves an edge list's
-/// ends unchecked, for a caller whose device checks them.
+/// ends unchecked, for a caller whose device checks them. `memory_limit` (0: none)
+/// bounds what a CSR's check and edge list take.
 pub(crate) fn endpoints<'a>(
     graph: &Graph<'a>,
     ignore_weights: bool,
     check_ends: bool,
+    memory_limit: u64,
 ) -> Result<Endpoints<'a>> {
     match *graph {
         Graph::EdgeList {
@@ -383,19 +391,60 @@ pub(crate) fn endpoints<'a>(
                     targets[p]
                 )));
             }
-            // Source vertex of every CSR position.
-            let mut sources: Vec<u32> = alloc::zeroed(targets.len(), "the CSR entries' sources")?;
-            split_by_offsets(&mut sources, offsets)?
-                .into_par_iter()
-                .for_each(|(x, run)| run.fill(x as u32));
-            check_symmetric(&sources, targets, weights.filter(|_| !ignore_weights))?;
-            let ids: Vec<u64> =
+            let weights = weights.filter(|_| !ignore_weights);
+            // Under a cap, the edge list made of the CSR must fit it (the parts' solves
+            // then take what it leaves), and the symmetry check runs in parts that do.
+            let mut parts = 1;
+            if memory_limit > 0 {
+                const RANGE: usize = 1 << 16;
+                let (edges, entries) = (0..targets.len().div_ceil(RANGE))
+                    .into_par_iter()
+                    .map(|r| {
+                        let (mut edges, mut entries) = (0, 0);
+                        let range = r * RANGE..targets.len().min((r + 1) * RANGE);
+                        with_sources(offsets, range, |x, p| {
+                            edges += (x < targets[p]) as usize;
+                            entries += (x != targets[p]) as u64;
+                        });
+                        (edges, entries)
+                    })
+                    .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+                let need = edges as u64 * CSR_MAKING_BYTES;
+                if need > memory_limit {
+                    return Err(Error::new(
+                        Status::OutOfMemory,
+                        format!(
+                            "a memory cap of {memory_limit} bytes is too small for a CSR graph of {edges} edges: the edge list made of it takes {need} bytes ({CSR_MAKING_BYTES} an edge while it is made, {CSR_EDGE_BYTES} after); pass an edge list or raise the cap"
+                        ),
+                    ));
+                }
+                // At most 6 parts for a symmetric CSR (2 entries an edge); more only
+                // where most entries have no partner, which the check then names.
+                parts = (entries * ENTRY_BYTES)
+                    .div_ceil(memory_limit)
+                    .clamp(1, MOST_PARTS);
+            }
+            check_symmetric(offsets, targets, weights, parts)?;
+            // The entries x -> y with x < y, in position order: their positions (the
+            // edges' ids) and ends.
+            let ids =
                 alloc::par_collect_ranges(targets.len(), "the CSR edges' ids", |range, out| {
-                    out.extend(range.filter(|&p| sources[p] < targets[p]).map(|p| p as u64))
+                    with_sources(offsets, range, |x, p| {
+                        if x < targets[p] {
+                            out.push(p as u64)
+                        }
+                    })
                 })?;
-            let u = alloc::par_collect(
-                ids.par_iter().map(|&p| sources[p as usize]),
+            let u = alloc::par_collect_ranges(
+                targets.len(),
                 "the CSR edges' first ends",
+                |range, out| {
+                    with_sources(offsets, range, |x, p| {
+                        if x < targets[p] {
+                            out.push(x)
+                        }
+                    })
+                },
             )?;
             let v = alloc::par_collect(
                 ids.par_iter().map(|&p| targets[p as usize]),
@@ -445,76 +494,111 @@ pub(crate) fn check_vertex_count(n: usize) -> Result<()> {
     Ok(())
 }
 
-/// Splits `data` into the runs given by CSR `offsets`, numbered by vertex.
-fn split_by_offsets<'d>(
-    mut data: &'d mut [u32],
-    offsets: &[u64],
-) -> Result<Vec<(usize, &'d mut [u32])>> {
-    let mut runs = alloc::with_capacity(offsets.len(), "the CSR runs")?;
-    for (x, w) in offsets.windows(2).enumerate() {
-        let (run, rest) = data.split_at_mut((w[1] - w[0]) as usize);
-        if !run.is_empty() {
-            runs.push((x, run));
-        }
-        data = rest;
-    }
-    Ok(runs)
+/// The source vertex of CSR position `p`: the last row starting at or before it.
+fn source_of(offsets: &[u64], p: usize) -> usize {
+    offsets.partition_point(|&o| o <= p as u64) - 1
 }
 
+/// Calls `f(x, p)` for every CSR position `p` of `range`, in order, with its source
+/// vertex `x` (no array of sources: 4 bytes an entry).
+fn with_sources(offsets: &[u64], range: Range<usize>, mut f: impl FnMut(u32, usize)) {
+    if range.is_empty() {
+        return;
+    }
+    let mut x = source_of(offsets, range.start);
+    for p in range {
+        while offsets[x + 1] <= p as u64 {
+            x += 1;
+        }
+        f(x as u32, p);
+    }
+}
+
+/// A CSR entry as the symmetry check sorts it: its low end, high end, weight key and
+/// position.
+type Entry = (u32, u32, u64, usize);
+
+/// Bytes an [`Entry`] takes while the check collects it (the list's pieces beside it).
+const ENTRY_BYTES: u64 = 3 * std::mem::size_of::<Entry>() as u64;
+
+/// Parts of the symmetry check at most (each a pass over the whole CSR): past that a
+/// CSR whose entries mostly lack partners goes over the cap while it is named.
+const MOST_PARTS: u64 = 64;
+
 /// Every CSR entry x→y (x ≠ y) must have a reverse entry y→x of equal weight, one for
-/// one. Sorts both directions by (low end, high end, weight) and compares.
-fn check_symmetric(sources: &[u32], targets: &[u32], weights: Option<Weights>) -> Result<()> {
+/// one. Sorts both directions by (low end, high end, weight) and compares, in `parts`
+/// parts (passes over the CSR): entries go to a part by a hash of that triple, so an
+/// entry and its partner meet, and the entry named where several parts find one
+/// without a partner is the one the whole comparison would name (the least).
+fn check_symmetric(
+    offsets: &[u64],
+    targets: &[u32],
+    weights: Option<Weights>,
+    parts: u64,
+) -> Result<()> {
     let key_of = |p: usize| -> u64 { weights.map_or(0, |w| weight_key_at(w, p)) };
-    let entry = |p: usize| {
-        (
-            sources[p].min(targets[p]),
-            sources[p].max(targets[p]),
-            key_of(p),
-            p,
-        )
+    let part_of = |e: &Entry| {
+        // SplitMix64's finalizer over the triple: parts of even sizes whatever the ids.
+        let mut h = (e.0 as u64) << 32 | e.1 as u64;
+        h ^= e.2.rotate_left(17);
+        h = (h ^ (h >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+        h = (h ^ (h >> 27)).wrapping_mul(0x94d049bb133111eb);
+        (h ^ (h >> 31)) % parts
     };
-    let mut forward: Vec<_> =
-        alloc::par_collect_ranges(targets.len(), "the CSR forward entries", |range, out| {
-            out.extend(range.filter(|&p| sources[p] < targets[p]).map(entry))
-        })?;
-    let mut backward: Vec<_> =
-        alloc::par_collect_ranges(targets.len(), "the CSR backward entries", |range, out| {
-            out.extend(range.filter(|&p| sources[p] > targets[p]).map(entry))
-        })?;
-    forward.par_sort_unstable();
-    backward.par_sort_unstable();
-    let describe = |(_, _, _, p): (u32, u32, u64, usize)| {
-        format!(
-            "CSR is not symmetric: entry {p} ({} -> {}) has no reverse entry {} -> {} of the same weight",
-            sources[p], targets[p], targets[p], sources[p]
-        )
-    };
-    let same =
-        |a: &(u32, u32, u64, usize), b: &(u32, u32, u64, usize)| (a.0, a.1, a.2) == (b.0, b.1, b.2);
+    let mut lonely: Option<Entry> = None;
+    for part in 0..parts {
+        let collect = |forward: bool, what| {
+            alloc::par_collect_ranges(targets.len(), what, |range, out: &mut Vec<Entry>| {
+                with_sources(offsets, range, |x, p| {
+                    let y = targets[p];
+                    if x != y && (x < y) == forward {
+                        let entry = (x.min(y), x.max(y), key_of(p), p);
+                        if parts == 1 || part_of(&entry) == part {
+                            out.push(entry);
+                        }
+                    }
+                })
+            })
+        };
+        let mut forward = collect(true, "the CSR forward entries")?;
+        let mut backward = collect(false, "the CSR backward entries")?;
+        forward.par_sort_unstable();
+        backward.par_sort_unstable();
+        if let Some(entry) = without_partner(&forward, &backward) {
+            let triple = |e: &Entry| (e.0, e.1, e.2);
+            if lonely.map_or(true, |l| triple(&entry) < triple(&l)) {
+                lonely = Some(entry);
+            }
+        }
+    }
+    match lonely {
+        None => Ok(()),
+        Some((_, _, _, p)) => {
+            let (x, y) = (source_of(offsets, p), targets[p]);
+            Err(invalid(format!(
+                "CSR is not symmetric: entry {p} ({x} -> {y}) has no reverse entry {y} -> {x} of the same weight"
+            )))
+        }
+    }
+}
+
+/// The first entry of sorted `forward` or `backward` without a partner in the other:
+/// where they first differ, whichever sorts first.
+fn without_partner(forward: &[Entry], backward: &[Entry]) -> Option<Entry> {
+    let triple = |e: &Entry| (e.0, e.1, e.2);
     if let Some(i) = forward
         .par_iter()
         .zip(backward.par_iter())
-        .position_first(|(a, b)| !same(a, b))
+        .position_first(|(a, b)| triple(a) != triple(b))
     {
-        // Report whichever of the two mismatched entries sorts first: it is the one
-        // without a partner.
         let (a, b) = (forward[i], backward[i]);
-        let lonely = if (a.0, a.1, a.2) < (b.0, b.1, b.2) {
-            a
-        } else {
-            b
-        };
-        return Err(invalid(describe(lonely)));
+        return Some(if triple(&a) < triple(&b) { a } else { b });
     }
-    if forward.len() != backward.len() {
-        let lonely = if forward.len() > backward.len() {
-            forward[backward.len()]
-        } else {
-            backward[forward.len()]
-        };
-        return Err(invalid(describe(lonely)));
+    match forward.len().cmp(&backward.len()) {
+        std::cmp::Ordering::Greater => Some(forward[backward.len()]),
+        std::cmp::Ordering::Less => Some(backward[forward.len()]),
+        std::cmp::Ordering::Equal => None,
     }
-    Ok(())
 }
 
 /// The order key of the weight at CSR position / edge `p` (only for comparisons of

@@ -76,6 +76,8 @@ pub(super) struct Whole<'a> {
     pub algorithm: Algorithm,
     pub wide: bool,
     pub limit: u64,
+    /// Bytes of the cap already taken beside the parts (the edge list made of a CSR).
+    pub held: u64,
 }
 
 /// The forest's ids (ascending) of `whole`, solved a part at a time within its cap by
@@ -90,8 +92,9 @@ pub(super) fn solve_in_parts(
     // A part's edges hold their ends and ids (16 bytes) beside the solve's arrays.
     let solve = Footprint::of(whole.algorithm, whole.wide, m);
     let per_edge = solve.per_edge + 16;
-    // Beside the solve's own: the filter's labels, parents and forest buckets.
-    let fixed = solve.bytes(n, 0) + n as u64 * (4 * THRESHOLDS as u64 + 5);
+    // Beside the solve's own: the filter's labels, parents and forest buckets, and
+    // what the caller holds under the cap.
+    let fixed = solve.bytes(n, 0) + n as u64 * (4 * THRESHOLDS as u64 + 5) + whole.held;
     let room = (whole.limit.saturating_sub(fixed) / per_edge) as usize;
     // Each part brings at least as many new edges as the forest it carries.
     if room < 2 * n.max(1) {
@@ -99,7 +102,7 @@ pub(super) fn solve_in_parts(
         return Err(Error::new(
             Status::OutOfMemory,
             format!(
-                "a memory cap of {} bytes is too small for a graph of {n} vertices: its parts need at least {least} bytes ({per_edge} bytes for each of 2n edges, {fixed} for the vertices and threads)",
+                "a memory cap of {} bytes is too small for a graph of {n} vertices: its parts need at least {least} bytes ({per_edge} bytes for each of 2n edges, {fixed} for the vertices, the threads and the edge list made of a CSR)",
                 whole.limit
             ),
         ));
