@@ -224,6 +224,49 @@ pub(crate) fn par_collect_ranges_n<T: Send>(
     concat(pieces, what)
 }
 
+/// What `fill(range, push)` pushes for consecutive ranges covering `0..len`, in order,
+/// counted first: `fill` runs twice on each range and must push as many both times. The
+/// result's memory alone is taken (no pieces, nor room reserved ahead in each), for
+/// filters that keep few of many under a memory cap.
+pub(crate) fn par_collect_counted<T: Send>(
+    len: usize,
+    what: &str,
+    fill: impl Fn(std::ops::Range<usize>, &mut dyn FnMut(T)) + Sync,
+) -> Result<Vec<T>> {
+    let chunk = chunk_len(len, 1);
+    let range = |c: usize| c * chunk..((c + 1) * chunk).min(len);
+    let counts: Vec<usize> = par_collect(
+        (0..len.div_ceil(chunk)).into_par_iter().map(|c| {
+            let mut count = 0;
+            fill(range(c), &mut |_| count += 1);
+            count
+        }),
+        "a filter's counts",
+    )?;
+    let total = counts.iter().sum();
+    let mut out = with_capacity(total, what)?;
+    let targets = split_spare_capacity(&mut out, counts.iter().copied(), what)?;
+    let all_written = targets.into_par_iter().enumerate().all(|(c, target)| {
+        let mut slots = target.iter_mut();
+        fill(range(c), &mut |x| {
+            slots
+                .next()
+                .expect("`fill` pushes as many as it counted")
+                .write(x);
+        });
+        slots.next().is_none()
+    });
+    if !all_written {
+        return Err(Error::internal(format!(
+            "{what}: fewer pushed than counted"
+        )));
+    }
+    // SAFETY: the targets cover the first `total` slots of the spare capacity, and each
+    // chunk wrote every slot of its target (none left, checked above).
+    unsafe { out.set_len(total) };
+    Ok(out)
+}
+
 /// The first index of `0..len` that `find` reports, or `None`: ranges of 64K indices are
 /// scanned in parallel, each by `find` (a plain sequential loop, returning the position
 /// within its range), and the earliest hit wins, as a sequential scan would report it.
@@ -430,6 +473,29 @@ fn split_spare_capacity<'v, T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counted collects push in order, exactly the result's room; a `fill` that pushes
+    /// fewer the second time is an error, not uninitialized elements.
+    #[test]
+    fn counted_collects_keep_order_and_catch_a_changing_fill() {
+        let len = 300_000;
+        let kept = |i: usize| i % 7 == 3 || i % 1000 == 0;
+        let got = par_collect_counted(len, "test", |range, push| {
+            range.filter(|&i| kept(i)).for_each(|i| push(i as u64))
+        })
+        .unwrap();
+        let want: Vec<u64> = (0..len).filter(|&i| kept(i)).map(|i| i as u64).collect();
+        assert_eq!(got, want);
+        assert_eq!(got.capacity(), want.len());
+        let calls = AtomicUsize::new(0);
+        let error = par_collect_counted(10, "test", |range, push| {
+            // The first pass (counting) sees every index, the second only the first.
+            let first = calls.fetch_add(1, Ordering::Relaxed) == 0;
+            range.take(if first { 10 } else { 1 }).for_each(push)
+        })
+        .unwrap_err();
+        assert_eq!(error.status(), Status::Internal, "{}", error.message());
+    }
 
     /// Waiting for the background frees returns only once the value handed over has
     /// been dropped.

@@ -294,10 +294,9 @@ pub(crate) fn keeps_vertex_numbers(n: usize, m: usize) -> bool {
     n <= 4 * m + (1 << 16)
 }
 
-/// Bytes an edge of the edge list made of a CSR graph keeps (its id, u and v), and the
-/// most its making holds at once (each list's pieces beside the whole while collected).
+/// Bytes an edge of the edge list made of a CSR graph takes (its id, u and v; each
+/// list counted before it is written, so no more while it is made).
 pub(crate) const CSR_EDGE_BYTES: u64 = 16;
-const CSR_MAKING_BYTES: u64 = 24;
 
 /// Validates the structure of `graph` (lengths, ids, CSR shape and symmetry) and
 /// returns its edges in ascending id order. `check_ends: false` leaves an edge list's
@@ -409,16 +408,16 @@ pub(crate) fn endpoints<'a>(
                         (edges, entries)
                     })
                     .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-                let need = edges as u64 * CSR_MAKING_BYTES;
+                let need = edges as u64 * CSR_EDGE_BYTES;
                 if need > memory_limit {
                     return Err(Error::new(
                         Status::OutOfMemory,
                         format!(
-                            "a memory cap of {memory_limit} bytes is too small for a CSR graph of {edges} edges: the edge list made of it takes {need} bytes ({CSR_MAKING_BYTES} an edge while it is made, {CSR_EDGE_BYTES} after); pass an edge list or raise the cap"
+                            "a memory cap of {memory_limit} bytes is too small for a CSR graph of {edges} edges: the edge list made of it takes {need} bytes ({CSR_EDGE_BYTES} an edge); pass an edge list or raise the cap"
                         ),
                     ));
                 }
-                // At most 6 parts for a symmetric CSR (2 entries an edge); more only
+                // At most 3 parts for a symmetric CSR (2 entries an edge); more only
                 // where most entries have no partner, which the check then names.
                 parts = (entries * ENTRY_BYTES)
                     .div_ceil(memory_limit)
@@ -428,20 +427,20 @@ pub(crate) fn endpoints<'a>(
             // The entries x -> y with x < y, in position order: their positions (the
             // edges' ids) and ends.
             let ids =
-                alloc::par_collect_ranges(targets.len(), "the CSR edges' ids", |range, out| {
+                alloc::par_collect_counted(targets.len(), "the CSR edges' ids", |range, push| {
                     with_sources(offsets, range, |x, p| {
                         if x < targets[p] {
-                            out.push(p as u64)
+                            push(p as u64)
                         }
                     })
                 })?;
-            let u = alloc::par_collect_ranges(
+            let u = alloc::par_collect_counted(
                 targets.len(),
                 "the CSR edges' first ends",
-                |range, out| {
+                |range, push| {
                     with_sources(offsets, range, |x, p| {
                         if x < targets[p] {
-                            out.push(x)
+                            push(x)
                         }
                     })
                 },
@@ -518,8 +517,9 @@ fn with_sources(offsets: &[u64], range: Range<usize>, mut f: impl FnMut(u32, usi
 /// position.
 type Entry = (u32, u32, u64, usize);
 
-/// Bytes an [`Entry`] takes while the check collects it (the list's pieces beside it).
-const ENTRY_BYTES: u64 = 3 * std::mem::size_of::<Entry>() as u64;
+/// Bytes an [`Entry`] takes in the check (its lists are counted before they are
+/// written and sorted in place), with room for the counts and the sort's stack.
+const ENTRY_BYTES: u64 = std::mem::size_of::<Entry>() as u64 + 8;
 
 /// Parts of the symmetry check at most (each a pass over the whole CSR): past that a
 /// CSR whose entries mostly lack partners goes over the cap while it is named.
@@ -548,13 +548,13 @@ fn check_symmetric(
     let mut lonely: Option<Entry> = None;
     for part in 0..parts {
         let collect = |forward: bool, what| {
-            alloc::par_collect_ranges(targets.len(), what, |range, out: &mut Vec<Entry>| {
+            alloc::par_collect_counted(targets.len(), what, |range, push| {
                 with_sources(offsets, range, |x, p| {
                     let y = targets[p];
                     if x != y && (x < y) == forward {
-                        let entry = (x.min(y), x.max(y), key_of(p), p);
+                        let entry: Entry = (x.min(y), x.max(y), key_of(p), p);
                         if parts == 1 || part_of(&entry) == part {
-                            out.push(entry);
+                            push(entry);
                         }
                     }
                 })
