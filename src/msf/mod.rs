@@ -672,7 +672,7 @@ fn edge_ends(graph: &Graph<'_>, id: u64) -> (u32, u32) {
         Graph::Csr {
             offsets, targets, ..
         } => {
-            let source = offsets.partition_point(|&o| o <= id) - 1;
+            let source = prepare::source_of(offsets, id as usize);
             (source as u32, targets[id as usize])
         }
     }

@@ -494,7 +494,7 @@ pub(crate) fn check_vertex_count(n: usize) -> Result<()> {
 }
 
 /// The source vertex of CSR position `p`: the last row starting at or before it.
-fn source_of(offsets: &[u64], p: usize) -> usize {
+pub(crate) fn source_of(offsets: &[u64], p: usize) -> usize {
     offsets.partition_point(|&o| o <= p as u64) - 1
 }
 

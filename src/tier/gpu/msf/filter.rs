@@ -117,7 +117,7 @@ impl<D: Device> Filter<D> {
                 0,
                 &[labels.arg(), vertices, level],
             )?;
-            // (Levels only where the forest has edges.)
+            // (There are levels only where the forest has edges: `count` > 0.)
             tier.launch(
                 program,
                 "sf_labels_link",
