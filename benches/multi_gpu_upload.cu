@@ -1,0 +1,146 @@
+// How fast can one host feed several GPUs from pageable (ordinary) host memory? The
+// ceiling a split of a host edge list across GPUs works under (issue 21: two GPUs >=
+// 1.6x one). For 1..D devices, one upload of TOTAL bytes split evenly, each device fed
+// by its own team of host threads:
+//   dma      page-locked source, no host copy (the buses' own ceiling)
+//   plain    pageable source copied into two page-locked chunk buffers per device with
+//            plain stores, each chunk sent as soon as it is copied (gpumst's ring)
+//   stream   the same with non-temporal stores
+// GB/s of the whole TOTAL bytes, median of the rounds.
+//
+//   nvcc -O2 -std=c++20 -Xcompiler -fopenmp -o multi_gpu_upload benches/multi_gpu_upload.cu
+//   ./multi_gpu_upload [GiB=3] [chunk MiB=32] [rounds=5]
+#include <algorithm>
+#include <barrier>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda_runtime.h>
+#include <emmintrin.h>
+#include <omp.h>
+#include <vector>
+
+static void check(cudaError_t status, const char* what) {
+    if (status != cudaSuccess) {
+        std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(status));
+        std::exit(1);
+    }
+}
+
+static double now_ms() {
+    return std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+static void copy_stream(char* to, const char* from, size_t bytes) {
+    size_t body = bytes / 64 * 64;
+    for (size_t k = 0; k < body; k += 64)
+        for (int j = 0; j < 4; ++j)
+            _mm_stream_si128(reinterpret_cast<__m128i*>(to + k + 16 * j),
+                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + k + 16 * j)));
+    _mm_sfence();
+    std::memcpy(to + body, from + body, bytes - body);
+}
+
+struct Device {
+    char* memory;
+    char* pinned[2];
+    cudaStream_t stream;
+    cudaEvent_t free[2];
+};
+
+enum Mode { DMA, PLAIN, STREAM };
+
+// One upload of `total` bytes of `source` over the first `used` devices; ms.
+static double upload(std::vector<Device>& devices, int used, const char* source,
+                     const char* pinned_source, size_t total, size_t chunk, Mode mode,
+                     int threads) {
+    int team = threads / used;
+    size_t share = total / used;
+    std::vector<std::barrier<>*> barriers;
+    for (int d = 0; d < used; ++d) barriers.push_back(new std::barrier<>(team));
+    double start = now_ms();
+#pragma omp parallel num_threads(team* used)
+    {
+        int id = omp_get_thread_num(), d = id / team, lane = id % team;
+        Device& dev = devices[d];
+        check(cudaSetDevice(d), "cudaSetDevice");
+        size_t begin = share * d, end = d + 1 == used ? total : begin + share;
+        size_t k = 0;
+        for (size_t at = begin; at < end; at += chunk, ++k) {
+            size_t bytes = std::min(chunk, end - at);
+            if (mode == DMA) {
+                if (lane == 0)
+                    check(cudaMemcpyAsync(dev.memory + (at - begin), pinned_source + at, bytes,
+                                          cudaMemcpyHostToDevice, dev.stream),
+                          "cudaMemcpyAsync");
+                continue;
+            }
+            int b = k % 2;
+            if (lane == 0) check(cudaEventSynchronize(dev.free[b]), "cudaEventSynchronize");
+            barriers[d]->arrive_and_wait();
+            size_t slice = (bytes + team - 1) / team;
+            size_t from = std::min(bytes, slice * lane), to = std::min(bytes, from + slice);
+            if (mode == PLAIN)
+                std::memcpy(dev.pinned[b] + from, source + at + from, to - from);
+            else
+                copy_stream(dev.pinned[b] + from, source + at + from, to - from);
+            barriers[d]->arrive_and_wait();
+            if (lane == 0) {
+                check(cudaMemcpyAsync(dev.memory + (at - begin), dev.pinned[b], bytes,
+                                      cudaMemcpyHostToDevice, dev.stream),
+                      "cudaMemcpyAsync");
+                check(cudaEventRecord(dev.free[b], dev.stream), "cudaEventRecord");
+            }
+        }
+        if (lane == 0) check(cudaStreamSynchronize(dev.stream), "cudaStreamSynchronize");
+    }
+    double ms = now_ms() - start;
+    for (auto* b : barriers) delete b;
+    return ms;
+}
+
+int main(int argc, char** argv) {
+    size_t total = (argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 3) << 30;
+    size_t chunk = (argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 32) << 20;
+    int rounds = argc > 3 ? std::atoi(argv[3]) : 5;
+    int count = 0;
+    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+    int threads = omp_get_num_procs();
+    std::printf("%d devices, %d host threads, %zu MiB, chunks of %zu MiB\n", count, threads,
+                total >> 20, chunk >> 20);
+    std::vector<Device> devices(count);
+    for (int d = 0; d < count; ++d) {
+        check(cudaSetDevice(d), "cudaSetDevice");
+        check(cudaMalloc(&devices[d].memory, total), "cudaMalloc");
+        for (int b = 0; b < 2; ++b) {
+            check(cudaMallocHost(&devices[d].pinned[b], chunk), "cudaMallocHost");
+            std::memset(devices[d].pinned[b], 0, chunk);
+            check(cudaEventCreateWithFlags(&devices[d].free[b], cudaEventDisableTiming),
+                  "cudaEventCreate");
+        }
+        check(cudaStreamCreateWithFlags(&devices[d].stream, cudaStreamNonBlocking),
+              "cudaStreamCreate");
+    }
+    char* source = static_cast<char*>(std::aligned_alloc(4096, total));
+    char* pinned_source = nullptr;
+    check(cudaMallocHost(&pinned_source, total), "cudaMallocHost");
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < total; k += 4096) source[k] = 1, pinned_source[k] = 1;
+    const char* names[] = {"dma", "plain", "stream"};
+    for (int mode = DMA; mode <= STREAM; ++mode)
+        for (int used = 1; used <= count; ++used) {
+            std::vector<double> rates;
+            for (int r = 0; r < rounds + 1; ++r) {
+                double ms = upload(devices, used, source, pinned_source, total, chunk,
+                                   Mode(mode), threads);
+                if (r > 0) rates.push_back(total / (ms * 1e-3) / 1e9);
+            }
+            std::sort(rates.begin(), rates.end());
+            std::printf("%-6s %d device(s): %.1f GB/s (min %.1f, max %.1f)\n", names[mode], used,
+                        rates[rates.size() / 2], rates.front(), rates.back());
+        }
+    return 0;
+}
