@@ -33,9 +33,35 @@ pub(crate) type OpenClTier = Gpu<OpenClDevice>;
 
 /// The kernel sources of kernels/opencl/, embedded in the library without their
 /// comments (build.rs; line numbers kept).
-const TYPES_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/types.cl"));
-const PRIMITIVES_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/primitives.cl"));
-const MSF_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/msf.cl"));
+/// The kernel sources as build.rs packed them (comments stripped, xz-compressed):
+/// types, primitives, MSF kernels.
+const SOURCES_XZ: [&[u8]; 3] = [
+    include_bytes!(concat!(env!("OUT_DIR"), "/types.cl.xz")),
+    include_bytes!(concat!(env!("OUT_DIR"), "/primitives.cl.xz")),
+    include_bytes!(concat!(env!("OUT_DIR"), "/msf.cl.xz")),
+];
+
+/// The kernel sources, expanded once per process: types, primitives, MSF kernels.
+fn sources() -> Result<&'static [String; 3]> {
+    static SOURCES: std::sync::OnceLock<std::result::Result<[String; 3], String>> =
+        std::sync::OnceLock::new();
+    SOURCES
+        .get_or_init(|| {
+            let expand = |packed: &[u8]| {
+                let mut text = String::new();
+                std::io::Read::read_to_string(&mut xz2::read::XzDecoder::new(packed), &mut text)
+                    .map(|_| text)
+                    .map_err(|e| format!("the library's OpenCL sources do not expand: {e}"))
+            };
+            Ok([
+                expand(SOURCES_XZ[0])?,
+                expand(SOURCES_XZ[1])?,
+                expand(SOURCES_XZ[2])?,
+            ])
+        })
+        .as_ref()
+        .map_err(|why| Error::internal(why.clone()))
+}
 
 /// `GPUMST_OPENCL_ATOMICS=32` makes the MSF kernels use only 32-bit atomics, as on a
 /// device without 64-bit ones (for testing that path on any device).
@@ -536,11 +562,12 @@ impl gpu::Device for OpenClDevice {
 
     fn build(&self, kind: ProgramKind, settings: &Settings) -> Result<OpenClProgram> {
         let mut items = 8;
+        let [types, primitives, msf] = sources()?;
         let (body, defines, what) = match kind {
             ProgramKind::Primitives(dtype, op, segmented) => {
                 items = settings.tile_items(dtype);
                 (
-                    PRIMITIVES_SOURCE,
+                    primitives,
                     format!(
                         "-DDTYPE={} -DSCAN_OP={} -DSINGLE_PASS={} -DSEGMENTED={} -DNV_SHUFFLE={}",
                         dtype as u32,
@@ -553,7 +580,7 @@ impl gpu::Device for OpenClDevice {
                 )
             }
             ProgramKind::Msf(config) => (
-                MSF_SOURCE,
+                msf,
                 format!(
                     "{} -DRESIDENT_ROUNDS={}",
                     config.defines(),
@@ -562,7 +589,7 @@ impl gpu::Device for OpenClDevice {
                 "MSF kernels".into(),
             ),
         };
-        let source = format!("{TYPES_SOURCE}\n{body}");
+        let source = format!("{types}\n{body}");
         let options = format!(
             "-cl-std=CL1.2 -DWG={} -DITEMS={items} {defines}",
             settings.group_size
