@@ -147,6 +147,8 @@ struct Context {
     /// Page-locked blocks that later chunks of a large upload are copied into ahead
     /// of their device copies (`Device::stage`), made as needed.
     staged: staged::StagingBlocks,
+    /// The devices whose memory this one was let read directly (`reach`).
+    reached: Mutex<Vec<sys::CUdevice>>,
 }
 
 /// A stream for copies that run beside the context's stream, and its transfer buffers
@@ -424,6 +426,7 @@ impl Context {
             transfer: Mutex::new(None),
             side: Mutex::new(None),
             staged: staged::StagingBlocks::default(),
+            reached: Mutex::new(Vec::new()),
         };
         context.bind()?;
         context.stream = result::stream::create(result::stream::StreamKind::NonBlocking)
@@ -484,6 +487,46 @@ impl Context {
         // SAFETY: the context is retained for as long as self lives.
         unsafe { result::ctx::set_current(self.context) }
             .map_err(|e| cuda_error("cuCtxSetCurrent", e))
+    }
+
+    /// Lets this context's device read `peer`'s memory directly (NVLink, or PCIe peer
+    /// to peer) where the two devices can: peer access to its context and to its pool's
+    /// allocations (a pool's memory is its own device's alone until granted). Once per
+    /// device; where they cannot, the driver stages copies between them through the host.
+    fn reach(&self, peer: &Context) -> Result<()> {
+        let mut reached = self.reached.lock().unwrap_or_else(|e| e.into_inner());
+        if self.device == peer.device || reached.contains(&peer.device) {
+            return Ok(());
+        }
+        reached.push(peer.device);
+        let mut can = 0;
+        // SAFETY: two valid device ordinals and an int to write.
+        unsafe { sys::cuDeviceCanAccessPeer(&mut can, self.device, peer.device) }
+            .result()
+            .map_err(|e| cuda_error("cuDeviceCanAccessPeer", e))?;
+        if can == 0 {
+            return Ok(());
+        }
+        self.bind()?;
+        // SAFETY: `peer`'s context is retained while `peer` lives; access enabled before
+        // (by another context of this device) is refused without harm.
+        let enabled = unsafe { sys::cuCtxEnablePeerAccess(peer.context, 0) };
+        if enabled != sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED {
+            enabled
+                .result()
+                .map_err(|e| cuda_error("cuCtxEnablePeerAccess", e))?;
+        }
+        let access = sys::CUmemAccessDesc {
+            location: sys::CUmemLocation {
+                type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+                id: self.device,
+            },
+            flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+        };
+        // SAFETY: `peer.pool` is a live pool (created in `open`), the descriptor one entry.
+        unsafe { sys::cuMemPoolSetAccess(peer.pool, &access, 1) }
+            .result()
+            .map_err(|e| cuda_error("cuMemPoolSetAccess", e))
     }
 }
 
@@ -1533,6 +1576,33 @@ impl gpu::Device for CudaDevice {
             )
         }
         .map_err(self.err("cuMemcpyDtoDAsync"))
+    }
+
+    fn copy_from_peer(
+        &self,
+        peer: &Self,
+        source: &CudaMemory,
+        from: usize,
+        target: &mut CudaMemory,
+        to: usize,
+        bytes: usize,
+    ) -> Result<bool> {
+        self.context.reach(&peer.context)?;
+        self.context.bind()?;
+        // SAFETY: the caller keeps both ranges inside their allocations, and `peer`'s
+        // work on the source is finished; both contexts live as long as their devices.
+        unsafe {
+            result::memcpy_peer_async(
+                self.context.context,
+                target.pointer + to as u64,
+                peer.context.context,
+                source.pointer + from as u64,
+                bytes,
+                self.stream(),
+            )
+        }
+        .map_err(self.err("cuMemcpyPeerAsync"))?;
+        Ok(true)
     }
 
     fn build(&self, kind: ProgramKind, _settings: &Settings) -> Result<CudaModule> {

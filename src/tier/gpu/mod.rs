@@ -160,6 +160,21 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
         to: usize,
         bytes: usize,
     ) -> Result<()>;
+    /// Copies `bytes` bytes from byte `from` of `source`, memory of `peer` (another
+    /// device of this kind, its work on `source` finished), to byte `to` of `target`,
+    /// in order behind the work issued so far (no wait); false where this kind copies
+    /// nothing between devices (the caller goes through the host).
+    fn copy_from_peer(
+        &self,
+        _peer: &Self,
+        _source: &Self::Memory,
+        _from: usize,
+        _target: &mut Self::Memory,
+        _to: usize,
+        _bytes: usize,
+    ) -> Result<bool> {
+        Ok(false)
+    }
     fn build(&self, kind: ProgramKind, settings: &Settings) -> Result<Self::Program>;
     /// Launches `groups` work-groups of `group` work-items of kernel `name`.
     fn launch(
@@ -574,6 +589,40 @@ impl<D: Device> Gpu<D> {
                 bytes_of(data),
             )
         })
+    }
+
+    /// Copies the whole of `source`, a buffer of `peer` (its work on it finished), to
+    /// element `at` of `target` on this device: device to device where the tier can,
+    /// else through the host (and then done when this returns).
+    fn copy_from_peer<T: Plain>(
+        &self,
+        peer: &Gpu<D>,
+        source: &DeviceBuffer<D, T>,
+        target: &mut DeviceBuffer<D, T>,
+        at: usize,
+    ) -> Result<()> {
+        let len = source.len;
+        if len == 0 {
+            return Ok(());
+        }
+        assert!(at + len <= target.len, "a copy past a device buffer's end");
+        let size = std::mem::size_of::<T>();
+        let copied = self.driver("a copy from another device", || {
+            self.device.copy_from_peer(
+                &peer.device,
+                &source.memory,
+                0,
+                &mut target.memory,
+                at * size,
+                len * size,
+            )
+        })?;
+        if !copied {
+            let mut host = crate::alloc::filled(len, T::default(), "a copy between devices")?;
+            peer.read(source, &mut host)?;
+            self.write_at(target, at, &host)?;
+        }
+        Ok(())
     }
 
     /// Copies `len` elements from element `from` of `source` to element `at` of
