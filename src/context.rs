@@ -655,6 +655,7 @@ impl Context {
     pub(crate) fn device_bytes_held(&self) -> u64 {
         self.backends
             .iter()
+            .chain(&self.more_devices)
             .map(|backend| match backend {
                 Backend::Cpu(_) => 0,
                 Backend::OpenCl(gpu) => gpu.meter.live(),

@@ -13,8 +13,8 @@ use gpumst::{
 mod common;
 use common::msf::{random_graph, reference, reference_total, Csr, RefWeight, Stream};
 
-/// Graphs this small are split only below the library's default threshold (2^21
-/// edges), which `GPUMST_SPLIT_MIN_EDGES` lowers. Every test of this file sets the same
+/// Graphs this small are split only below the library's default threshold (2^24
+/// edges a device), which `GPUMST_SPLIT_MIN_EDGES` lowers. Every test of this file sets the same
 /// value, so their threads racing to set it agree.
 fn split_small_graphs() {
     static ONCE: std::sync::Once = std::sync::Once::new();

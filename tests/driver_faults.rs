@@ -16,8 +16,8 @@ use std::sync::Mutex;
 use gpumst::msf::{DeviceGraph, DeviceOutput};
 use gpumst::testing::{self, DriverFault};
 use gpumst::{
-    Algorithm, Context, DType, Error, Graph, MsfOptions, Options, ScanKind, ScanOp, Status, Tier,
-    Weights,
+    Algorithm, Context, DType, Devices, Error, Graph, MsfOptions, Options, ScanKind, ScanOp,
+    Status, Tier, Weights,
 };
 
 static KNOB: Mutex<()> = Mutex::new(());
@@ -51,12 +51,16 @@ fn loses_context(tier: Tier, fault: DriverFault) -> bool {
 
 /// A context of `tier` that may use `device_memory_limit` bytes (0: the device's).
 fn open(tier: Tier, device_memory_limit: u64) -> Context {
-    Context::new(&Options {
+    open_with(&Options {
         tier,
         device_memory_limit,
         ..Options::default()
     })
-    .unwrap_or_else(|e| panic!("{tier} opened before and not now: {e}"))
+}
+
+fn open_with(options: &Options) -> Context {
+    Context::new(options)
+        .unwrap_or_else(|e| panic!("{} opened before and not now: {e}", options.tier))
 }
 
 /// Walks every driver call of `call` with `fault`; returns how many there were.
@@ -77,8 +81,40 @@ fn walk_capped<R: PartialEq + std::fmt::Debug>(
     what: &str,
     call: impl Fn(&Context) -> Result<R, Error>,
 ) -> u64 {
+    let options = Options {
+        tier,
+        device_memory_limit,
+        ..Options::default()
+    };
+    walk_with(&options, fault, what, call)
+}
+
+/// [`walk`] on contexts of two listings of device 0 (a split's two devices; the
+/// failed call may be either's, from either device's thread).
+fn walk_split<R: PartialEq + std::fmt::Debug>(
+    tier: Tier,
+    fault: DriverFault,
+    what: &str,
+    call: impl Fn(&Context) -> Result<R, Error>,
+) -> u64 {
+    let options = Options {
+        tier,
+        devices: Devices::List(vec![0, 0]),
+        ..Options::default()
+    };
+    walk_with(&options, fault, what, call)
+}
+
+/// [`walk`] on contexts opened with `options`.
+fn walk_with<R: PartialEq + std::fmt::Debug>(
+    options: &Options,
+    fault: DriverFault,
+    what: &str,
+    call: impl Fn(&Context) -> Result<R, Error>,
+) -> u64 {
+    let tier = options.tier;
     let _guard = KNOB.lock().unwrap_or_else(|e| e.into_inner());
-    let mut ctx = open(tier, device_memory_limit);
+    let mut ctx = open_with(options);
     testing::fail_driver_call_after(None, fault);
     let expected = call(&ctx).unwrap_or_else(|e| panic!("{what}: undisturbed call: {e}"));
     for n in 0.. {
@@ -118,7 +154,7 @@ fn walk_capped<R: PartialEq + std::fmt::Debug>(
                 later.message().contains("create a new one") && later.message().contains(name),
                 "{what}: {later}"
             );
-            ctx = open(tier, device_memory_limit);
+            ctx = open_with(options);
         }
         let again = call(&ctx).unwrap_or_else(|e| panic!("{what}: after failure {n}: {e}"));
         assert_eq!(again, expected, "{what}: the call after failure {n}");
@@ -321,6 +357,35 @@ fn primitives_survive_every_failed_driver_call() {
                     .map(|()| (values, indices))
             });
             eprintln!("driver_faults: {what}: {calls} driver calls");
+        }
+    }
+}
+
+/// A graph split across two listings of one device (each a context of its own): a
+/// failure in either device's range, in the forest's hand-over or in the merge frees
+/// what was held, and no device's thread waits for a forest that never comes.
+#[test]
+fn split_forests_survive_every_failed_driver_call() {
+    let (n, m) = (300usize, 3000usize);
+    let (u, v) = common::msf::random_graph(n, m, 0x51_1D_5EED);
+    let mut s = common::msf::Stream(31);
+    let w: Vec<u32> = (0..m).map(|_| s.below(50)).collect();
+    let graph = Graph::EdgeList {
+        num_vertices: n,
+        u: &u,
+        v: &v,
+        weights: Some(Weights::U32(&w)),
+    };
+    // Split from 1,000 edges a device (the default is far larger); no other test of
+    // this file has graphs of that many edges on several devices.
+    std::env::set_var("GPUMST_SPLIT_MIN_EDGES", "1000");
+    for tier in gpu_tiers() {
+        for fault in FAULTS {
+            let what = format!("a split on {tier} with {fault:?}");
+            let calls = walk_split(tier, fault, &what, |ctx| {
+                ctx.msf(&graph, &MsfOptions::default())
+            });
+            eprintln!("driver_faults: {what}: {calls} driver calls, each failed once");
         }
     }
 }

@@ -1,6 +1,42 @@
 //! Minimum spanning forests: the algorithms of the founding papers, and the driver
 //! that validates a graph, runs one, and assembles the result.
 
+/// Runs `$body` with `$w` bound to the typed weight slice (or `None` for unweighted).
+macro_rules! with_weights {
+    ($weights:expr, $w:ident => $body:expr) => {
+        match $weights {
+            None => {
+                let $w: Option<&[u32]> = None;
+                $body
+            }
+            Some(Weights::I32(s)) => {
+                let $w = Some(s);
+                $body
+            }
+            Some(Weights::U32(s)) => {
+                let $w = Some(s);
+                $body
+            }
+            Some(Weights::I64(s)) => {
+                let $w = Some(s);
+                $body
+            }
+            Some(Weights::U64(s)) => {
+                let $w = Some(s);
+                $body
+            }
+            Some(Weights::F32(s)) => {
+                let $w = Some(s);
+                $body
+            }
+            Some(Weights::F64(s)) => {
+                let $w = Some(s);
+                $body
+            }
+        }
+    };
+}
+
 mod across_devices;
 mod adjacency;
 mod boruvka;
@@ -110,42 +146,6 @@ impl Default for MsfOptions {
     }
 }
 
-/// Runs `$body` with `$w` bound to the typed weight slice (or `None` for unweighted).
-macro_rules! with_weights {
-    ($weights:expr, $w:ident => $body:expr) => {
-        match $weights {
-            None => {
-                let $w: Option<&[u32]> = None;
-                $body
-            }
-            Some(Weights::I32(s)) => {
-                let $w = Some(s);
-                $body
-            }
-            Some(Weights::U32(s)) => {
-                let $w = Some(s);
-                $body
-            }
-            Some(Weights::I64(s)) => {
-                let $w = Some(s);
-                $body
-            }
-            Some(Weights::U64(s)) => {
-                let $w = Some(s);
-                $body
-            }
-            Some(Weights::F32(s)) => {
-                let $w = Some(s);
-                $body
-            }
-            Some(Weights::F64(s)) => {
-                let $w = Some(s);
-                $body
-            }
-        }
-    };
-}
-
 /// Where the algorithm runs. Validation, weight keys and the assembly of the result
 /// are shared; Kruskal, the sequential reference, always runs on the host.
 #[derive(Clone, Copy)]
@@ -223,7 +223,7 @@ pub(crate) fn minimum_spanning_forest(
         Some(split) => Solved {
             edges: split.edges,
             timings: split.timings,
-            total: None,
+            total: split.total,
         },
         None => {
             // A GPU tier checks an edge list's ends on the device (same messages),

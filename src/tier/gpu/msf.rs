@@ -19,6 +19,7 @@ mod filter;
 pub(crate) mod labels;
 pub(crate) mod partitions;
 pub(crate) mod resident;
+pub(crate) mod split;
 
 use super::{Arg, Device, DeviceBuffer, Gpu, ProgramKind};
 use crate::types::{Algorithm, ScanKind, ScanOp};

@@ -75,7 +75,7 @@ struct Solved<D: Device, W> {
 }
 
 /// Where a solve's edges after the carried forest stand in the whole list.
-enum Own<D: Device> {
+pub(super) enum Own<D: Device> {
     /// From this position on, in order.
     From(usize),
     /// At these positions (a filter's survivors).
@@ -118,20 +118,20 @@ impl Sizes {
 
 /// What a partition's solve finds: its forest's edge count, timings and integer weight
 /// sum (where the work asks for it), or a bad edge.
-type PartOutcome = std::result::Result<(usize, DeviceTimings, Option<i128>), Finding>;
+pub(super) type PartOutcome = std::result::Result<(usize, DeviceTimings, Option<i128>), Finding>;
 
 /// A partition's solve, for the weight type whose weights the partitions store as S.
-type Solver<D, S> =
+pub(super) type Solver<D, S> =
     fn(&Gpu<D>, EdgeArrays<D, S>, &Work, Adjacency, &mut Stopwatch) -> Result<SolvedPart<D, S>>;
 
 /// What a partition's solve gives back: its arrays, what it found, and its forest's
 /// positions in the arrays.
-type SolvedPart<D, S> = (EdgeArrays<D, S>, PartOutcome, Option<DeviceBuffer<D, u64>>);
+pub(super) type SolvedPart<D, S> = (EdgeArrays<D, S>, PartOutcome, Option<DeviceBuffer<D, u64>>);
 
-type Adjacency = fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>;
+pub(super) type Adjacency = fn(&DeviceProblem<'_>) -> Result<super::DeviceCsr>;
 
 /// [`Solver`] for weights of type W stored as S (of W's size).
-fn solve_as<D: Device, S: Element, W: Element>(
+pub(super) fn solve_as<D: Device, S: Element, W: Element>(
     tier: &Gpu<D>,
     arrays: EdgeArrays<D, S>,
     work: &Work,
@@ -153,7 +153,7 @@ fn solve_as<D: Device, S: Element, W: Element>(
 }
 
 /// `weights` as elements of type S, of W's size and alignment.
-fn as_stored<W: Element, S: Element>(weights: &[W]) -> &[S] {
+pub(super) fn as_stored<W: Element, S: Element>(weights: &[W]) -> &[S] {
     assert!(
         std::mem::size_of::<W>() == std::mem::size_of::<S>()
             && std::mem::align_of::<W>() == std::mem::align_of::<S>(),
@@ -209,7 +209,7 @@ fn solve_host_as<D: Device, S: Element>(
         source: Source::Host { u, v, weights },
         range,
     };
-    match partitions.solve_all(u.len(), fit, &fresh, adjacency)? {
+    match partitions.solve_all(0..u.len(), fit, &fresh, adjacency)? {
         Ok(()) => partitions.finish().map(Ok),
         Err(finding) => Ok(Err(finding)),
     }
@@ -284,14 +284,14 @@ fn solve_device_as<D: Device, S: Element>(
         range,
     };
     Ok(partitions
-        .solve_all(m, fit, &fresh, adjacency)?
+        .solve_all(0..m, fit, &fresh, adjacency)?
         .map(|()| partitions.into_parts()))
 }
 
 /// A graph's partitions as they are solved (see the module's documentation), for
 /// weights stored as W.
 pub(crate) struct Partitions<'t, D: Device, W> {
-    tier: &'t Gpu<D>,
+    pub(super) tier: &'t Gpu<D>,
     work: Work,
     num_vertices: usize,
     /// The solve of the weight type stored as W, and its weights' key kind.
@@ -303,7 +303,7 @@ pub(crate) struct Partitions<'t, D: Device, W> {
     last: Option<Solved<D, W>>,
     /// The carried forest's edge count, its integer weight sum (where the work asks
     /// for it), and its positions in the whole list.
-    count: usize,
+    pub(super) count: usize,
     sum: Option<i128>,
     positions: Option<DeviceBuffer<D, u64>>,
     timings: DeviceTimings,
@@ -398,7 +398,7 @@ fn upload_beside<D: Device>(
 impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
     /// Partitions of a graph whose weights are stored as W, solved by `solver`, of key
     /// kind `kind` (see [`solve_as`]).
-    fn new(
+    pub(super) fn new(
         tier: &'t Gpu<D>,
         work: Work,
         num_vertices: usize,
@@ -419,14 +419,14 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
         }
     }
 
-    /// Solves the list's edges `0..m` in partitions whose working sets take at most
+    /// Solves the list's `edges` in partitions whose working sets take at most
     /// that of `fit` edges; `fresh` gives the edges of a range. `Err(finding)` when a
     /// partition's device finds a bad edge, at its position in the whole list: a
     /// partition sees only its part (a filter keeps every bad edge), so the caller
     /// names the first bad edge of the whole list from there.
-    fn solve_all<'a>(
+    pub(super) fn solve_all<'a>(
         &mut self,
-        m: usize,
+        edges: Range<usize>,
         fit: usize,
         fresh: &dyn Fn(Range<usize>) -> Fresh<'a, D, W>,
         adjacency: Adjacency,
@@ -437,7 +437,8 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
     {
         let tier = self.tier;
         let n = self.num_vertices;
-        let whole = fresh(0..m);
+        let (first, m) = (edges.start, edges.end);
+        let whole = fresh(edges);
         let weighted = whole.source.weighted();
         let list = match whole.source {
             Source::Device(list) => Some(list),
@@ -452,7 +453,7 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
             // Host chunks uploaded ahead (at most two at once, the one being filtered
             // included), and where the next one starts.
             let mut ahead: VecDeque<EdgeArrays<D, W>> = VecDeque::new();
-            let mut uploaded = m.min(sizes.most);
+            let mut uploaded = m.min(first + sizes.most);
             let next_upload = |uploaded: &mut usize, held: usize| {
                 (list.is_none() && *uploaded < m && held < 2).then(|| {
                     let range = *uploaded..m.min(*uploaded + sizes.chunk);
@@ -462,17 +463,21 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
             };
 
             // The first partition: the list's first edges, nothing carried.
-            let mut arrays = self.arrays(uploaded, weighted)?;
-            match fresh(0..uploaded) {
+            let mut arrays = self.arrays(uploaded - first, weighted)?;
+            match fresh(first..uploaded) {
                 Fresh {
                     source: Source::Host { u, v, weights },
                     range,
                 } => {
-                    tier.write_at(&mut arrays.u, 0, &u[range.clone()])?;
-                    tier.write_at(&mut arrays.v, 0, &v[range.clone()])?;
-                    if let (Some(into), Some(w)) = (&mut arrays.weights, weights) {
-                        tier.write_at(into, 0, &w[range])?;
+                    // In one pass of the transfer buffers (each copy of its own would
+                    // start and drain them).
+                    let (u, v) = ([&u[range.clone()]], [&v[range.clone()]]);
+                    let w = weights.map(|w| [&w[range]]);
+                    let mut fillings = vec![arrays.u.filling(&u), arrays.v.filling(&v)];
+                    if let (Some(into), Some(w)) = (&mut arrays.weights, &w) {
+                        fillings.push(into.filling(w));
                     }
+                    tier.write_together(&mut fillings)?;
                 }
                 Fresh {
                     source: Source::Device(list),
@@ -494,7 +499,7 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
                 &program,
                 arrays,
                 0,
-                Own::From(0),
+                Own::From(first),
                 (upload, &staging),
                 adjacency,
             )? {
@@ -601,7 +606,7 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
 
     /// Arrays for `len` edges of the partitions' graph (kept whole by the solve: the
     /// next partition gathers its forest from them).
-    fn arrays(&self, len: usize, weighted: bool) -> Result<EdgeArrays<D, W>> {
+    pub(super) fn arrays(&self, len: usize, weighted: bool) -> Result<EdgeArrays<D, W>> {
         let tier = self.tier;
         Ok(EdgeArrays {
             num_vertices: self.num_vertices,
@@ -615,7 +620,11 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
     /// Gathers the last solve's forest into the head of `arrays` (queued), and frees
     /// the last solve's arrays behind that (a free is ordered behind the work already
     /// queued: CUDA's stream-ordered pool, OpenCL's release of a buffer in use).
-    fn carry_into(&mut self, program: &D::Program, arrays: &mut EdgeArrays<D, W>) -> Result<()> {
+    pub(super) fn carry_into(
+        &mut self,
+        program: &D::Program,
+        arrays: &mut EdgeArrays<D, W>,
+    ) -> Result<()> {
         let Some(Solved {
             arrays: last,
             ids,
@@ -651,7 +660,7 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
     /// by edges at `own` (`program`: the partitions' MSF kernels), while `upload` (host
     /// edges, from `staging`'s copy where it has one) goes up into buffers of their own
     /// beside the work: those buffers, or the device's finding if a check fails.
-    fn solve(
+    pub(super) fn solve(
         &mut self,
         program: &D::Program,
         arrays: EdgeArrays<D, W>,
@@ -730,7 +739,7 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
     /// The forest's positions in the whole list, ascending, its integer weight sum,
     /// and the calls' timings added up (the peak: the most held at once, carried arrays
     /// included).
-    fn finish(self) -> Result<HostParts> {
+    pub(super) fn finish(self) -> Result<HostParts> {
         let (tier, sum) = (self.tier, self.sum);
         let (count, on_device, mut watch, mut timings) = self.into_parts();
         let mut positions = crate::alloc::zeroed::<u64>(count, "the forest's edge ids")?;
@@ -742,7 +751,7 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
     }
 
     /// What the partitions leave (see [`Parts`]); the last call's arrays are freed.
-    fn into_parts(self) -> Parts<D> {
+    pub(super) fn into_parts(self) -> Parts<D> {
         (self.count, self.positions, self.watch, self.timings)
     }
 }
