@@ -8,8 +8,8 @@
 //! Where it pays: from host arrays, one device's call is bound by the host's copies
 //! into page-locked memory and one bus; two devices take two buses, and the host fed
 //! both at 97 GB/s against 49 GB/s for one (an H200 pair, benches/multi_gpu_upload.cu).
-//! Measured end to end on that pair (docs/performance-log.md), two devices took 0.6-1.0
-//! of one device's time on graphs of 2^25 to 2^28 edges, most on the densest. A graph is split when every
+//! Measured end to end on that pair (docs/performance-log.md), two devices were 1.0-1.6x
+//! as fast as one on graphs of 2^25 to 2^28 edges, most on the largest and densest. A graph is split when every
 //! device's share has at least `GPUMST_SPLIT_MIN_EDGES` edges (default
 //! [`SPLIT_MIN_EDGES`]) and twice a forest (the merges would otherwise redo the work).
 //! The host checks an edge list's ends and weights only when a device found a bad
