@@ -319,6 +319,9 @@ fn copy_pieces(to: &mut [u8], pieces: &[&[u8]]) {
     copy_spread(vec![to], pieces, false)
 }
 
+/// A stretch of a copy: its target and its source, of one length.
+type Cut<'a> = (&'a mut [u8], &'a [u8]);
+
 /// Copies `pieces` one after another into the buffers `to`, filled in order (as long
 /// as the pieces together), as [`copy_pieces`] does into one buffer; with
 /// `streaming`, a large copy's slices go by [`copy_streaming`].
@@ -336,7 +339,7 @@ fn copy_spread(to: Vec<&mut [u8]>, pieces: &[&[u8]], streaming: bool) {
     let share = total.div_ceil(threads).next_multiple_of(64);
     // The targets and the pieces cut where they meet and at the shares' boundaries,
     // each cut filed under its share.
-    let mut shares: Vec<Vec<(&mut [u8], &[u8])>> = (0..threads).map(|_| Vec::new()).collect();
+    let mut shares: Vec<Vec<Cut<'_>>> = (0..threads).map(|_| Vec::new()).collect();
     let (mut at, mut targets) = (0, to.into_iter());
     let mut target: &mut [u8] = &mut [];
     for piece in pieces {
@@ -354,7 +357,7 @@ fn copy_spread(to: Vec<&mut [u8]>, pieces: &[&[u8]], streaming: bool) {
             (target, piece, at) = (tail, &piece[take..], at + take);
         }
     }
-    let copy = |cuts: Vec<(&mut [u8], &[u8])>| {
+    let copy = |cuts: Vec<Cut<'_>>| {
         for (t, f) in cuts {
             match streaming && threads > 1 {
                 true => copy_streaming(t, f),
@@ -365,7 +368,7 @@ fn copy_spread(to: Vec<&mut [u8]>, pieces: &[&[u8]], streaming: bool) {
     if threads == 1 {
         return shares.into_iter().for_each(copy);
     }
-    let shares: Vec<Mutex<Vec<(&mut [u8], &[u8])>>> = shares.into_iter().map(Mutex::new).collect();
+    let shares: Vec<Mutex<Vec<Cut<'_>>>> = shares.into_iter().map(Mutex::new).collect();
     rayon::broadcast(|thread| {
         let mut mine = shares[thread.index()]
             .lock()
