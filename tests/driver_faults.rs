@@ -89,22 +89,6 @@ fn walk_capped<R: PartialEq + std::fmt::Debug>(
     walk_with(&options, fault, what, call)
 }
 
-/// [`walk`] on contexts of two listings of device 0 (a split's two devices; the
-/// failed call may be either's, from either device's thread).
-fn walk_split<R: PartialEq + std::fmt::Debug>(
-    tier: Tier,
-    fault: DriverFault,
-    what: &str,
-    call: impl Fn(&Context) -> Result<R, Error>,
-) -> u64 {
-    let options = Options {
-        tier,
-        devices: Devices::List(vec![0, 0]),
-        ..Options::default()
-    };
-    walk_with(&options, fault, what, call)
-}
-
 /// [`walk`] on contexts opened with `options`.
 fn walk_with<R: PartialEq + std::fmt::Debug>(
     options: &Options,
@@ -380,9 +364,16 @@ fn split_forests_survive_every_failed_driver_call() {
     // this file has graphs of that many edges on several devices.
     std::env::set_var("GPUMST_SPLIT_MIN_EDGES", "1000");
     for tier in gpu_tiers() {
+        // Two listings of device 0: the failed call may be either's, from either
+        // device's thread.
+        let options = Options {
+            tier,
+            devices: Devices::List(vec![0, 0]),
+            ..Options::default()
+        };
         for fault in FAULTS {
             let what = format!("a split on {tier} with {fault:?}");
-            let calls = walk_split(tier, fault, &what, |ctx| {
+            let calls = walk_with(&options, fault, &what, |ctx| {
                 ctx.msf(&graph, &MsfOptions::default())
             });
             eprintln!("driver_faults: {what}: {calls} driver calls, each failed once");
