@@ -11,7 +11,9 @@
 //! Measured end to end on that pair (docs/performance-log.md), two devices were 1.0-1.6x
 //! as fast as one on graphs of 2^25 to 2^28 edges, most on the largest and densest. A graph is split when every
 //! device's share has at least `GPUMST_SPLIT_MIN_EDGES` edges (default
-//! [`SPLIT_MIN_EDGES`]) and twice a forest (the merges would otherwise redo the work).
+//! [`SPLIT_MIN_EDGES`] on CUDA; OpenCL, whose forests go between devices through the
+//! host and whose split was not timed on two GPUs, only when that variable asks) and
+//! twice a forest (the merges would otherwise redo the work).
 //! The host checks an edge list's ends and weights only when a device found a bad
 //! edge, to name the whole list's first.
 
@@ -23,7 +25,8 @@ use crate::tier::gpu::msf::split;
 use crate::types::{Algorithm, Element};
 use crate::{profile, Result, TotalWeight};
 
-/// The fewest edges per device for a split where `GPUMST_SPLIT_MIN_EDGES` does not say.
+/// The fewest edges per device for a split on CUDA where `GPUMST_SPLIT_MIN_EDGES` does
+/// not say.
 pub(super) const SPLIT_MIN_EDGES: usize = 1 << 24;
 
 /// A split forest: its edge ids (ascending), the first device's timings, and its total
@@ -62,7 +65,7 @@ pub(super) fn solve(
         p >= 2
             && !matches!(options.algorithm, Algorithm::Kruskal | Algorithm::Prim)
             && m / p >= 2 * n.max(1)
-            && m / p >= split_min_edges()
+            && split_min_edges(solver).is_some_and(|least| m / p >= least)
     };
     if !splits(m) {
         return Ok(None);
@@ -143,12 +146,12 @@ fn split_typed<W: Element>(
 }
 
 /// `GPUMST_SPLIT_MIN_EDGES`: the fewest edges per device for a split (unset:
-/// [`SPLIT_MIN_EDGES`]).
-fn split_min_edges() -> usize {
+/// [`SPLIT_MIN_EDGES`] on CUDA, no split on OpenCL).
+fn split_min_edges(solver: Solver<'_>) -> Option<usize> {
     std::env::var("GPUMST_SPLIT_MIN_EDGES")
         .ok()
         .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(SPLIT_MIN_EDGES)
+        .or(matches!(solver, Solver::Cuda(_)).then_some(SPLIT_MIN_EDGES))
 }
 
 /// `values[p]` for each of `positions`.
