@@ -114,12 +114,8 @@ pub(super) fn solve(
             return Err(on_device::finding_error(finding, n, ends.ids.as_deref()));
         }
     };
-    let edges = match &ends.ids {
-        None => positions,
-        Some(ids) => positions.into_iter().map(|p| ids[p as usize]).collect(),
-    };
     Ok(Some(Split {
-        edges,
+        edges: super::positions_to_ids(positions, ends.ids.as_deref()),
         timings: Some(timings),
         total: sum.map(TotalWeight::Int),
     }))

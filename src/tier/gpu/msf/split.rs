@@ -31,8 +31,8 @@ use crate::{Error, Result};
 /// `tiers` (see the module's documentation): its positions in the list (ascending),
 /// its integer weight sum where `work` asks for it, and the first device's timings; or
 /// a device's finding (a bad edge, at its position in the list). None where a device
-/// cannot hold its share and twice a forest beside it, in partitions if need be, or
-/// the shares are less than twice a forest (the merges would redo the work).
+/// cannot hold twice a forest beside its share, in partitions if need be (the caller
+/// splits only shares of at least twice a forest: the merges would redo the work).
 pub(crate) fn split_host_list<D: Device, W: Element>(
     tiers: &[&Gpu<D>],
     n: usize,
@@ -56,8 +56,7 @@ pub(crate) fn split_host_list<D: Device, W: Element>(
     }
 }
 
-/// [`split_host_list`] for weights stored as S, solved by `solver`; `fits[d]`: the
-/// edges device d takes at once.
+/// [`split_host_list`] for weights stored as S, solved by `solver`.
 #[inline(never)]
 fn split_stored<D: Device, S: Element>(
     tiers: &[&Gpu<D>],
@@ -73,8 +72,8 @@ fn split_stored<D: Device, S: Element>(
         .iter()
         .map(|tier| host_edges_that_fit::<D, S>(tier, n, work.algorithm, weights.is_some()))
         .collect();
-    let least = 2 * n.max(1);
-    if m / p.max(1) < least || fits.iter().any(|&fit| fit < least) {
+    // (The driver split only shares of at least twice a forest.)
+    if fits.iter().any(|&fit| fit < 2 * n.max(1)) {
         return Ok(None);
     }
     let parts = (0..p)
