@@ -17,6 +17,7 @@ use crate::types::DType;
 use crate::{Error, Result, Status};
 
 mod staged;
+mod team;
 pub(crate) use staged::CudaStaged;
 
 /// The PTX of every module, built by tools/build_cuda_kernels.py (see that file) and
@@ -230,6 +231,17 @@ fn transfer_chunk_bytes() -> usize {
 fn chunk_for(total: usize) -> usize {
     let most = transfer_chunk_bytes();
     ((total / 4) & !0xFFFF).clamp(most.min(8 << 20), most)
+}
+
+/// Each filling's pieces at their device addresses, in order.
+fn placed_pieces<'a>(fillings: &'a [gpu::Filling<'_, CudaDevice>]) -> Vec<team::Piece<'a>> {
+    fillings
+        .iter()
+        .flat_map(|filling| {
+            gpu::placed(&filling.pieces)
+                .map(|(offset, data)| (filling.memory.pointer + offset as u64, data))
+        })
+        .collect()
 }
 
 /// Copies below this size take the driver's pageable path.
@@ -975,42 +987,6 @@ impl CudaDevice {
         Some(ring)
     }
 
-    /// Copies `data` to device address `to` through the transfer buffers: each chunk is
-    /// copied into a free buffer on all cores, then to the device behind the previous
-    /// chunk's device copy.
-    fn write_chunked(
-        &self,
-        ring: &mut TransferRing,
-        to: sys::CUdeviceptr,
-        data: &[u8],
-        stream: sys::CUstream,
-    ) -> Result<()> {
-        let size = chunk_for(data.len());
-        for (i, chunk) in data.chunks(size).enumerate() {
-            let k = ring.next;
-            ring.next = (k + 1) % TRANSFER_BUFFERS;
-            crate::profile::span("cuda: wait for a transfer buffer", || ring.wait(k))?;
-            // SAFETY: the buffer's last device copy is over (waited for just above), and
-            // a chunk is at most a buffer's size.
-            let buffer = unsafe { ring.buffer(k, chunk.len()) };
-            crate::profile::span("cuda: copy into a transfer buffer", || {
-                copy_pieces(buffer, &[chunk])
-            });
-            let at = to + (i * size) as u64;
-            // SAFETY: the caller keeps the device range inside its allocation; the buffer
-            // is page-locked and is not written again before its event (recorded next)
-            // says this copy is over.
-            unsafe { result::memcpy_htod_async(at, &*buffer, stream) }
-                .map_err(self.err("cuMemcpyHtoDAsync from page-locked memory"))?;
-            ring.mark(k, stream)?;
-        }
-        // No wait for the last chunk: the caller's memory is free already (its bytes are
-        // in a transfer buffer, which the ring's events guard), and later work on the
-        // stream runs after the copy. `Gpu::upload_buffer`, whose buffer the caller may
-        // use on another stream, waits.
-        Ok(())
-    }
-
     /// Runs `f` on the second stream (made on first use), the context bound.
     fn with_side<R>(&self, f: impl FnOnce(&mut SideStream) -> Result<R>) -> Result<R> {
         self.context.bind()?;
@@ -1056,59 +1032,6 @@ impl CudaDevice {
             let _ = result::event::destroy(event);
         }
         outcome
-    }
-
-    /// Copies `pieces` (device address, bytes) to the device through the transfer
-    /// buffers, packed: each fill of a buffer (half the bytes, from 8 MiB to a buffer)
-    /// takes the next bytes of one piece or of several, in one pass on all cores (a
-    /// pass per piece would cost a fork and join each), then a device copy per piece
-    /// part; the other buffer is filled while they run. No wait for the copies.
-    fn write_packed(
-        &self,
-        ring: &mut TransferRing,
-        pieces: &[(sys::CUdeviceptr, &[u8])],
-        stream: sys::CUstream,
-    ) -> Result<()> {
-        // Two fills at least, so that the second's host copy overlaps the first's
-        // device copy.
-        let total: usize = pieces.iter().map(|(_, data)| data.len()).sum();
-        let most = transfer_chunk_bytes();
-        let size = (total.div_ceil(2).next_multiple_of(1 << 16)).clamp(most.min(8 << 20), most);
-        let (mut piece, mut done) = (0, 0);
-        while piece < pieces.len() {
-            // This buffer's parts: the next `size` bytes of the pieces.
-            let (mut parts, mut room) = (Vec::new(), size);
-            while piece < pieces.len() && room > 0 {
-                let (to, data) = pieces[piece];
-                let take = (data.len() - done).min(room);
-                parts.push((to + done as u64, &data[done..done + take]));
-                (room, done) = (room - take, done + take);
-                if done == data.len() {
-                    (piece, done) = (piece + 1, 0);
-                }
-            }
-            let k = ring.next;
-            ring.next = (k + 1) % TRANSFER_BUFFERS;
-            crate::profile::span("cuda: wait for a transfer buffer", || ring.wait(k))?;
-            // SAFETY: the buffer's last device copy is over (waited for just above), and
-            // its parts take at most a buffer's size.
-            let buffer = unsafe { ring.buffer(k, size - room) };
-            let bytes: Vec<&[u8]> = parts.iter().map(|(_, data)| *data).collect();
-            crate::profile::span("cuda: copy into a transfer buffer", || {
-                copy_pieces(buffer, &bytes)
-            });
-            let mut at = 0;
-            for (to, data) in parts {
-                // SAFETY: the caller keeps each device range inside its allocation; the
-                // buffer is page-locked and is not written again before its event
-                // (recorded next) says these copies are over.
-                unsafe { result::memcpy_htod_async(to, &buffer[at..at + data.len()], stream) }
-                    .map_err(self.err("cuMemcpyHtoDAsync from page-locked memory"))?;
-                at += data.len();
-            }
-            ring.mark(k, stream)?;
-        }
-        Ok(())
     }
 
     /// Copies every filling's pieces into transfer buffer 0 and issues their device
@@ -1356,7 +1279,7 @@ impl gpu::Device for CudaDevice {
             if let Some(mut ring) = self.transfer_ring() {
                 if let Some(ring) = ring.as_mut() {
                     let to = memory.pointer + offset as u64;
-                    return self.write_chunked(ring, to, data, self.stream());
+                    return self.write_team(ring, &[(to, data)], self.stream());
                 }
             }
         }
@@ -1374,10 +1297,13 @@ impl gpu::Device for CudaDevice {
             .map(|p| p.len())
             .sum();
         self.context.bind()?;
-        if total > 0 && total <= transfer_chunk_bytes() {
+        if total > 0 {
             if let Some(mut ring) = self.transfer_ring() {
                 if let Some(ring) = ring.as_mut() {
-                    return self.write_batch(ring, fillings, total);
+                    if total <= transfer_chunk_bytes() {
+                        return self.write_batch(ring, fillings, total);
+                    }
+                    return self.write_team(ring, &placed_pieces(fillings), self.stream());
                 }
             }
         }
@@ -1386,20 +1312,13 @@ impl gpu::Device for CudaDevice {
 
     fn write_beside(&self, fillings: &mut [gpu::Filling<'_, Self>]) -> Result<()> {
         self.with_side(|SideStream { stream, ring }| {
-            // Each piece at its device address, in order.
-            let pieces: Vec<_> = fillings
-                .iter()
-                .flat_map(|filling| {
-                    gpu::placed(&filling.pieces)
-                        .map(|(offset, data)| (filling.memory.pointer + offset as u64, data))
-                })
-                .collect();
+            let pieces = placed_pieces(fillings);
             let total: usize = pieces.iter().map(|(_, data)| data.len()).sum();
             match ring {
                 // No wait: the bytes are in the transfer buffers (whose events guard
                 // them) when this returns; the main stream waits in `await_beside`.
                 Some(ring) if total >= TRANSFER_MIN_BYTES => {
-                    return self.write_packed(ring, &pieces, *stream)
+                    return self.write_team(ring, &pieces, *stream)
                 }
                 _ => {
                     for (to, data) in pieces {
