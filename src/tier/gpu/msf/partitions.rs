@@ -15,7 +15,7 @@ use std::ops::Range;
 use super::filter::{Filter, WeightKeys};
 use super::resident::{
     check_host_call, edge_bytes, input_bytes, key_kind, msf_config, solve_uploaded, EdgeArrays,
-    Finding, ResidentOutcome, Work,
+    Finding, HostIds, ResidentOutcome, Work,
 };
 use super::{DeviceProblem, DeviceTimings, Stopwatch};
 use crate::tier::gpu::staging::{Staging, StopOnDrop};
@@ -210,7 +210,7 @@ fn solve_host_as<D: Device, S: Element>(
         range,
     };
     match partitions.solve_all(0..u.len(), fit, &fresh, adjacency)? {
-        Ok(()) => partitions.finish().map(Ok),
+        Ok(()) => partitions.finish(HostIds::Later).map(Ok),
         Err(finding) => Ok(Err(finding)),
     }
 }
@@ -293,7 +293,7 @@ fn solve_device_as<D: Device, S: Element>(
 pub(crate) struct Partitions<'t, D: Device, W> {
     pub(super) tier: &'t Gpu<D>,
     work: Work,
-    num_vertices: usize,
+    pub(super) num_vertices: usize,
     /// The solve of the weight type stored as W, and its weights' key kind.
     solver: Solver<D, W>,
     kind: u32,
@@ -736,13 +736,13 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
         Ok(Ok(next))
     }
 
-    /// The forest's positions in the whole list, ascending, its integer weight sum,
-    /// and the calls' timings added up (the peak: the most held at once, carried arrays
-    /// included).
-    pub(super) fn finish(self) -> Result<HostParts> {
+    /// The forest's positions in the whole list, ascending (into `ids`, room made
+    /// while the device worked or later), its integer weight sum, and the calls'
+    /// timings added up (the peak: the most held at once, carried arrays included).
+    pub(super) fn finish(self, ids: HostIds) -> Result<HostParts> {
         let (tier, sum) = (self.tier, self.sum);
         let (count, on_device, mut watch, mut timings) = self.into_parts();
-        let mut positions = crate::alloc::zeroed::<u64>(count, "the forest's edge ids")?;
+        let mut positions = ids.take(count)?;
         if let Some(on_device) = &on_device {
             tier.read(on_device, &mut positions)?;
         }

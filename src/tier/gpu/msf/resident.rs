@@ -13,6 +13,7 @@ use super::{
 use crate::tier::gpu::{Arg, Device, DeviceBuffer, Gpu, Plain, ProgramKind};
 use crate::types::{Algorithm, DType, Element, ScanKind, ScanOp};
 use crate::{alloc, Error, Result};
+use rayon::iter::ParallelExtend as _;
 
 /// An edge list in device memory: addresses as the tier knows them (CUDA device
 /// pointers, OpenCL `cl_mem` handles).
@@ -358,42 +359,48 @@ pub(super) fn solve_uploaded<D: Device, W: Element>(
     Ok((outcome, ids))
 }
 
-/// The host vector that receives a forest's ids from the device.
-enum HostIds {
-    /// Being written with zeros on a pool thread while the device works: the page
-    /// faults of a fresh vector cost as much as a road graph's whole device time (NY on
-    /// an H200: ~0.2 ms to allocate and ~0.2 ms to fill 2.1 MB after the device finished).
+/// The host vector that receives a forest's ids from the device, written with zeros
+/// by the pool while the device works: the page faults of a fresh vector cost as much
+/// as a road graph's whole device time (NY on an H200: ~0.2 ms to allocate and ~0.2 ms
+/// to fill 2.1 MB after the device finished), and a large one's slowed its copy from
+/// the transfer buffers to 13 GB/s (R-MAT 24's 71 MB of ids: 5.4 ms after an 19 ms
+/// solve on an H200). A small vector is written by one pool thread, a large one by all
+/// of them (one thread alone took longer than the copy: 33 MB in ~17 ms on the H100's
+/// host).
+pub(super) enum HostIds {
+    /// Being written by the pool.
     Touching(Arc<IdsRoom>),
-    /// Made when the forest's size is known, its pages left for the copy's threads to
-    /// touch: one thread writing a large vector first cost more than the copy (33 MB:
-    /// ~17 ms on the H100's host, against ~4 ms of device work to hide it behind).
+    /// Made when the forest's size is known.
     Later,
 }
 
 /// A vector handed over from the pool thread that writes it.
 #[derive(Default)]
-struct IdsRoom {
+pub(super) struct IdsRoom {
     written: Mutex<Option<Vec<u64>>>,
     done: Condvar,
 }
 
-/// The largest ids vector [`HostIds`] prepares while the device works.
-const TOUCHED_IDS_MAX: usize = 1 << 20;
+/// The largest ids vector one thread writes while the device works.
+const TOUCHED_IDS_ALONE: usize = 1 << 20;
 
 impl HostIds {
     /// Starts preparing room for up to `capacity` ids (the allocation itself is made
     /// here, on the caller's thread). Not inlined, nor is `take`: one compiled copy
     /// serves every device and weight type.
     #[inline(never)]
-    fn prepare(capacity: usize) -> Result<HostIds> {
-        if capacity == 0 || capacity > TOUCHED_IDS_MAX {
+    pub(super) fn prepare(capacity: usize) -> Result<HostIds> {
+        if capacity == 0 {
             return Ok(HostIds::Later);
         }
         let mut ids = alloc::with_capacity::<u64>(capacity, "the forest's edge ids")?;
         let room = Arc::new(IdsRoom::default());
         let writer = room.clone();
         rayon::spawn(move || {
-            ids.resize(capacity, 0);
+            match capacity <= TOUCHED_IDS_ALONE {
+                true => ids.resize(capacity, 0),
+                false => ids.par_extend(rayon::iter::repeat_n(0u64, capacity)),
+            }
             *writer.written.lock().unwrap_or_else(|e| e.into_inner()) = Some(ids);
             writer.done.notify_one();
         });
@@ -402,18 +409,30 @@ impl HostIds {
 
     /// Room for exactly `count` ids (at most the capacity prepared).
     #[inline(never)]
-    fn take(self, count: usize) -> Result<Vec<u64>> {
+    pub(super) fn take(self, count: usize) -> Result<Vec<u64>> {
         let HostIds::Touching(room) = self else {
             return alloc::zeroed::<u64>(count, "the forest's edge ids");
         };
+        let mut ids = room.wait();
+        if ids.len() < count {
+            // (Not prepared for so many: the caller's bound was wrong.)
+            return alloc::zeroed::<u64>(count, "the forest's edge ids");
+        }
+        ids.truncate(count);
+        Ok(ids)
+    }
+}
+
+impl IdsRoom {
+    /// The vector, once its writer is done.
+    fn wait(&self) -> Vec<u64> {
         // Nothing panics while holding the lock, so a poisoned one still holds the truth.
-        let mut written = room.written.lock().unwrap_or_else(|e| e.into_inner());
+        let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
         loop {
-            if let Some(mut ids) = written.take() {
-                ids.truncate(count);
-                return Ok(ids);
+            if let Some(ids) = written.take() {
+                return ids;
             }
-            written = room.done.wait(written).unwrap_or_else(|e| e.into_inner());
+            written = self.done.wait(written).unwrap_or_else(|e| e.into_inner());
         }
     }
 }

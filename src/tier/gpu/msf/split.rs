@@ -21,7 +21,9 @@ use std::sync::{Arc, Condvar, Mutex};
 use super::partitions::{
     as_stored, solve_as, Adjacency, Fresh, HostParts, Own, Partitions, Solver, Source,
 };
-use super::resident::{host_edges_that_fit, key_kind, msf_config, EdgeArrays, Finding, Work};
+use super::resident::{
+    host_edges_that_fit, key_kind, msf_config, EdgeArrays, Finding, HostIds, Work,
+};
 use crate::tier::gpu::staging::Staging;
 use crate::tier::gpu::{Device, DeviceBuffer, Gpu, ProgramKind};
 use crate::types::Element;
@@ -307,13 +309,21 @@ struct RangePart<'t, 'a, D: Device, S> {
     share: Share<'t, D>,
     list: List<'a, S>,
     parts: Partitions<'t, D, S>,
+    /// The first device's room for the whole forest's positions, made from its first
+    /// merge on (after the uploads, which the pool's threads would slow).
+    ids: HostIds,
 }
 
 impl<'t, 'a, D: Device, S: Element> RangePart<'t, 'a, D, S> {
     fn new(share: Share<'t, D>, n: usize, list: List<'a, S>, solver: (Solver<D, S>, u32)) -> Self {
         let tier = share.tiers[share.device];
         let parts = Partitions::new(tier, share.work, n, solver);
-        RangePart { share, list, parts }
+        RangePart {
+            share,
+            list,
+            parts,
+            ids: HostIds::Later,
+        }
     }
 
     /// The MSF kernels of this device and weight size.
@@ -351,6 +361,10 @@ impl<D: Device, S: Element> DevicePart for RangePart<'_, '_, D, S> {
         let parts = &mut self.parts;
         let (tier, from) = (parts.tier, self.share.tiers[right.device]);
         let (carried, more) = (parts.count, positions.len());
+        if let (0, HostIds::Later) = (self.share.device, &self.ids) {
+            let bound = parts.num_vertices.saturating_sub(1).min(self.list.0.len());
+            self.ids = HostIds::prepare(bound)?;
+        }
         let mut arrays = parts.arrays(carried + more, right.arrays.weights.is_some())?;
         parts.carry_into(&program, &mut arrays)?;
         tier.copy_from_peer(from, &right.arrays.u, &mut arrays.u, carried)?;
@@ -386,6 +400,7 @@ impl<D: Device, S: Element> DevicePart for RangePart<'_, '_, D, S> {
             share,
             list,
             mut parts,
+            ..
         } = *self;
         let tier = parts.tier;
         let mut arrays = parts.arrays(parts.count, list.2.is_some())?;
@@ -401,6 +416,6 @@ impl<D: Device, S: Element> DevicePart for RangePart<'_, '_, D, S> {
     }
 
     fn finish(self: Box<Self>) -> Result<HostParts> {
-        self.parts.finish()
+        self.parts.finish(self.ids)
     }
 }
