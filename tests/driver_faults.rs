@@ -380,3 +380,39 @@ fn split_forests_survive_every_failed_driver_call() {
         }
     }
 }
+
+/// A graph whose upload takes several chunks of the CUDA tier's transfer buffers,
+/// copied by a team of the pool's threads (`cuda/team.rs`): a failure of the wait for
+/// a buffer, of a chunk's device copy or of its event, whichever member's turn it is,
+/// stops every member and frees what the call held. CUDA only (the other tiers copy no
+/// such way; the small graphs above go up in one piece).
+#[test]
+fn team_uploads_survive_every_failed_driver_call() {
+    // 38 MB of edges: more than a transfer buffer (32 MiB), so chunks of a quarter.
+    let (n, m) = (1usize << 20, 3usize << 20);
+    let (u, v) = common::msf::random_graph(n, m, 0x7EA4_C0B1);
+    let mut s = common::msf::Stream(37);
+    let w: Vec<u32> = (0..m).map(|_| s.below(1 << 20)).collect();
+    let graph = Graph::EdgeList {
+        num_vertices: n,
+        u: &u,
+        v: &v,
+        weights: Some(Weights::U32(&w)),
+    };
+    let tiers: Vec<Tier> = gpu_tiers()
+        .into_iter()
+        .filter(|&tier| tier == Tier::Cuda)
+        .collect();
+    if tiers.is_empty() {
+        eprintln!("driver_faults: team uploads SKIPPED: the CUDA tier did not open here");
+    }
+    for tier in tiers {
+        for fault in FAULTS {
+            let what = format!("a team upload on {tier} with {fault:?}");
+            let calls = walk(tier, fault, &what, |ctx| {
+                ctx.msf(&graph, &MsfOptions::default())
+            });
+            eprintln!("driver_faults: {what}: {calls} driver calls, each failed once");
+        }
+    }
+}
