@@ -13,7 +13,7 @@ use super::{
 use crate::tier::gpu::{Arg, Device, DeviceBuffer, Gpu, Plain, ProgramKind};
 use crate::types::{Algorithm, DType, Element, ScanKind, ScanOp};
 use crate::{alloc, Error, Result};
-use rayon::iter::ParallelExtend as _;
+use rayon::prelude::*;
 
 /// An edge list in device memory: addresses as the tier knows them (CUDA device
 /// pointers, OpenCL `cl_mem` handles).
@@ -363,26 +363,46 @@ pub(super) fn solve_uploaded<D: Device, W: Element>(
 /// by the pool while the device works: the page faults of a fresh vector cost as much
 /// as a road graph's whole device time (NY on an H200: ~0.2 ms to allocate and ~0.2 ms
 /// to fill 2.1 MB after the device finished), and a large one's slowed its copy from
-/// the transfer buffers to 13 GB/s (R-MAT 24's 71 MB of ids: 5.4 ms after an 19 ms
-/// solve on an H200). A small vector is written by one pool thread, a large one by all
-/// of them (one thread alone took longer than the copy: 33 MB in ~17 ms on the H100's
-/// host).
+/// the transfer buffers to 13 GB/s (R-MAT 24's 71 MB of ids: 5.4 ms after a 19 ms
+/// solve on an H200). A small vector is written by one thread, a large one by all of
+/// the pool's (one thread alone took longer than the copy: 33 MB in ~17 ms on the
+/// H100's host).
 pub(super) enum HostIds {
-    /// Being written by the pool.
+    /// Handed to the pool to write.
     Touching(Arc<IdsRoom>),
     /// Made when the forest's size is known.
     Later,
 }
 
-/// A vector handed over from the pool thread that writes it.
+/// A vector to be written with zeros by whichever comes first: the pool's job, or the
+/// caller taking it (whose thread may be the pool's only one, busy until then: it must
+/// not wait for a job that cannot start).
 #[derive(Default)]
 pub(super) struct IdsRoom {
-    written: Mutex<Option<Vec<u64>>>,
-    done: Condvar,
+    state: Mutex<Ids>,
+    written: Condvar,
+}
+
+#[derive(Default)]
+enum Ids {
+    /// Not begun: zeros from the allocator, whose pages nothing has touched.
+    Unwritten(Vec<u64>),
+    /// Being written by the pool's job.
+    #[default]
+    Writing,
+    Written(Vec<u64>),
 }
 
 /// The largest ids vector one thread writes while the device works.
 const TOUCHED_IDS_ALONE: usize = 1 << 20;
+
+/// Writes `ids` (zeros, from the allocator) with zeros: its pages are touched here.
+fn touch(ids: &mut [u64]) {
+    match ids.len() <= TOUCHED_IDS_ALONE {
+        true => ids.fill(0),
+        false => ids.par_chunks_mut(1 << 15).for_each(|chunk| chunk.fill(0)),
+    }
+}
 
 impl HostIds {
     /// Starts preparing room for up to `capacity` ids (the allocation itself is made
@@ -393,16 +413,18 @@ impl HostIds {
         if capacity == 0 {
             return Ok(HostIds::Later);
         }
-        let mut ids = alloc::with_capacity::<u64>(capacity, "the forest's edge ids")?;
-        let room = Arc::new(IdsRoom::default());
+        let ids = alloc::zeroed::<u64>(capacity, "the forest's edge ids")?;
+        let room = Arc::new(IdsRoom {
+            state: Mutex::new(Ids::Unwritten(ids)),
+            written: Condvar::new(),
+        });
         let writer = room.clone();
         rayon::spawn(move || {
-            match capacity <= TOUCHED_IDS_ALONE {
-                true => ids.resize(capacity, 0),
-                false => ids.par_extend(rayon::iter::repeat_n(0u64, capacity)),
+            if let Some(mut ids) = writer.claim() {
+                touch(&mut ids);
+                *writer.lock() = Ids::Written(ids);
+                writer.written.notify_one();
             }
-            *writer.written.lock().unwrap_or_else(|e| e.into_inner()) = Some(ids);
-            writer.done.notify_one();
         });
         Ok(HostIds::Touching(room))
     }
@@ -413,7 +435,14 @@ impl HostIds {
         let HostIds::Touching(room) = self else {
             return alloc::zeroed::<u64>(count, "the forest's edge ids");
         };
-        let mut ids = room.wait();
+        let mut ids = match room.claim() {
+            // The job has not begun: written here.
+            Some(mut ids) => {
+                touch(&mut ids);
+                ids
+            }
+            None => room.wait(),
+        };
         if ids.len() < count {
             // (Not prepared for so many: the caller's bound was wrong.)
             return alloc::zeroed::<u64>(count, "the forest's edge ids");
@@ -424,15 +453,32 @@ impl HostIds {
 }
 
 impl IdsRoom {
-    /// The vector, once its writer is done.
-    fn wait(&self) -> Vec<u64> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Ids> {
         // Nothing panics while holding the lock, so a poisoned one still holds the truth.
-        let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            if let Some(ids) = written.take() {
-                return ids;
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The vector to write, if nobody has begun writing it.
+    fn claim(&self) -> Option<Vec<u64>> {
+        let mut state = self.lock();
+        match std::mem::take(&mut *state) {
+            Ids::Unwritten(ids) => Some(ids),
+            other => {
+                *state = other;
+                None
             }
-            written = self.done.wait(written).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// The vector, once the pool's job has written it.
+    fn wait(&self) -> Vec<u64> {
+        let mut state = self.lock();
+        loop {
+            match std::mem::take(&mut *state) {
+                Ids::Written(ids) => return ids,
+                other => *state = other,
+            }
+            state = self.written.wait(state).unwrap_or_else(|e| e.into_inner());
         }
     }
 }
@@ -1075,4 +1121,31 @@ pub(super) fn download<D: Device, T: Plain>(
     let mut host = alloc::filled(buffer.len(), T::default(), "a host copy of the graph")?;
     tier.read(buffer, &mut host)?;
     Ok(host)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The caller may be its pool's only thread, busy until it takes the vector: the
+    /// pool's job cannot start before, and taking must not wait for it.
+    #[test]
+    fn ids_are_taken_on_a_pool_of_one_busy_thread() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("a pool of one thread");
+        for capacity in [5, TOUCHED_IDS_ALONE + 3] {
+            let ids = pool.install(|| {
+                let room = HostIds::prepare(capacity).expect("room");
+                room.take(capacity - 2).expect("the ids")
+            });
+            assert_eq!(ids.len(), capacity - 2);
+            assert!(ids.iter().all(|&id| id == 0));
+        }
+        // Taken after the job wrote it, on a pool with threads to spare.
+        let room = HostIds::prepare(1000).expect("room");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert_eq!(room.take(1000).expect("the ids"), vec![0u64; 1000]);
+    }
 }
