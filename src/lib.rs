@@ -27,7 +27,6 @@ pub mod msf;
 /// Time per phase of a call (feature `phase-profile`, for benchmarks).
 #[cfg_attr(not(feature = "phase-profile"), doc(hidden))]
 pub mod profile;
-pub(crate) mod team;
 /// Test hooks of the `fault-injection` feature (empty in other builds).
 #[cfg_attr(not(feature = "fault-injection"), doc(hidden))]
 pub mod testing;

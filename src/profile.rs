@@ -4,7 +4,7 @@
 //!
 //! Phases are summed per name in one process-wide table, so a profile is only
 //! meaningful when one call runs at a time. A team's members add `team: ...` entries
-//! (`team`: their work, waits and page faults). Two switches for digging
+//! (`tier::cpu::team`: their work, waits and page faults). Two switches for digging
 //! further: `GPUMST_PROFILE_FAULTS` counts the process's page faults per phase
 //! ([`take_faults`]; the CLI prints them), and `GPUMST_TEAM_LAPS` prints each team's
 //! laps (work between barriers, slowest / mean / fastest member, and page faults).

@@ -381,13 +381,12 @@ fn split_forests_survive_every_failed_driver_call() {
     }
 }
 
-/// A graph whose upload takes several chunks of the CUDA tier's transfer buffers,
-/// copied by a team of the pool's threads (`cuda/team.rs`): a failure of the wait for
-/// a buffer, of a chunk's device copy or of its event, whichever member's turn it is,
-/// stops every member and frees what the call held. CUDA only (the other tiers copy no
-/// such way; the small graphs above go up in one piece).
+/// A graph whose upload takes several chunks of the CUDA tier's transfer buffers
+/// (`cuda/chunks.rs`): a failure of the wait for a buffer, of a chunk's device copy or
+/// of its event frees what the call held. CUDA only (the other tiers copy no such way;
+/// the small graphs above go up in one piece).
 #[test]
-fn team_uploads_survive_every_failed_driver_call() {
+fn chunked_uploads_survive_every_failed_driver_call() {
     // 38 MB of edges: more than a transfer buffer (32 MiB), so chunks of a quarter.
     let (n, m) = (1usize << 20, 3usize << 20);
     let (u, v) = common::msf::random_graph(n, m, 0x7EA4_C0B1);
@@ -404,11 +403,11 @@ fn team_uploads_survive_every_failed_driver_call() {
         .filter(|&tier| tier == Tier::Cuda)
         .collect();
     if tiers.is_empty() {
-        eprintln!("driver_faults: team uploads SKIPPED: the CUDA tier did not open here");
+        eprintln!("driver_faults: chunked uploads SKIPPED: the CUDA tier did not open here");
     }
     for tier in tiers {
         for fault in FAULTS {
-            let what = format!("a team upload on {tier} with {fault:?}");
+            let what = format!("a chunked upload on {tier} with {fault:?}");
             let calls = walk(tier, fault, &what, |ctx| {
                 ctx.msf(&graph, &MsfOptions::default())
             });

@@ -1,5 +1,5 @@
 //! Borůvka rounds over filter-Kruskal's light edges, run by a team (the pool's threads
-//! at once, in step, `team`): each tree's lightest light edge out of
+//! at once, in step, `tier::cpu::team`): each tree's lightest light edge out of
 //! it is an MSF edge, so all trees join along theirs at once, and the edges now inside
 //! one tree drop out. At least half the trees with light edges join each round.
 //!
@@ -28,7 +28,7 @@ use super::live::Live;
 use super::prepare::Priority;
 use super::reserving_kruskal::Linked;
 use super::union_find::{find_halving, find_shared, hook, point_at_root};
-use crate::team::{self, Member};
+use crate::tier::cpu::team::{self, Member};
 use crate::{alloc, kept, Result};
 
 /// The rounds stop when fewer light edges than this are left (sorting and linking the

@@ -5,6 +5,7 @@ mod extreme_blocks;
 mod reduce;
 mod scan;
 mod segments;
+pub(crate) mod team;
 
 use crate::types::{with_monoid, Element, Extreme, ScanKind, ScanOp};
 use crate::{Error, Result};

@@ -16,8 +16,8 @@ use super::gpu::{self, define, tuning, Arg, Gpu, Plain, ProgramKind, Settings};
 use crate::types::DType;
 use crate::{Error, Result, Status};
 
+mod chunks;
 mod staged;
-mod team;
 pub(crate) use staged::CudaStaged;
 
 /// The PTX of every module, built by tools/build_cuda_kernels.py (see that file) and
@@ -234,7 +234,7 @@ fn chunk_for(total: usize) -> usize {
 }
 
 /// Each filling's pieces at their device addresses, in order.
-fn placed_pieces<'a>(fillings: &'a [gpu::Filling<'_, CudaDevice>]) -> Vec<team::Piece<'a>> {
+fn placed_pieces<'a>(fillings: &'a [gpu::Filling<'_, CudaDevice>]) -> Vec<chunks::Piece<'a>> {
     fillings
         .iter()
         .flat_map(|filling| {
@@ -1279,7 +1279,7 @@ impl gpu::Device for CudaDevice {
             if let Some(mut ring) = self.transfer_ring() {
                 if let Some(ring) = ring.as_mut() {
                     let to = memory.pointer + offset as u64;
-                    return self.write_team(ring, &[(to, data)], self.stream());
+                    return self.write_chunks(ring, &[(to, data)], self.stream());
                 }
             }
         }
@@ -1303,7 +1303,8 @@ impl gpu::Device for CudaDevice {
                     if total <= transfer_chunk_bytes() {
                         return self.write_batch(ring, fillings, total);
                     }
-                    return self.write_team(ring, &placed_pieces(fillings), self.stream());
+                    let pieces = placed_pieces(fillings);
+                    return self.write_chunks(ring, &pieces, self.stream());
                 }
             }
         }
@@ -1318,7 +1319,7 @@ impl gpu::Device for CudaDevice {
                 // No wait: the bytes are in the transfer buffers (whose events guard
                 // them) when this returns; the main stream waits in `await_beside`.
                 Some(ring) if total >= TRANSFER_MIN_BYTES => {
-                    return self.write_team(ring, &pieces, *stream)
+                    return self.write_chunks(ring, &pieces, *stream)
                 }
                 _ => {
                     for (to, data) in pieces {

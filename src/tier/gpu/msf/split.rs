@@ -268,12 +268,7 @@ fn device_pools(p: usize) -> Vec<Arc<rayon::ThreadPool>> {
     let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
     pools.retain(|pool| pool.current_num_threads() == threads);
     while pools.len() < p {
-        // Each pool's own number, so that both devices' copies run as teams at once.
-        let key = pools.len() as u32 + 1;
-        let builder = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .start_handler(move |_| crate::team::serve_pool(key));
-        match builder.build() {
+        match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
             Ok(pool) => pools.push(Arc::new(pool)),
             Err(_) => return Vec::new(),
         }

@@ -1,8 +1,7 @@
 //! A team: the threads of the current rayon pool running one closure at once, the
 //! members waiting for each other at barriers between phases (SPMD; a waiter spins,
 //! then naps), for algorithms made of many short passes (Borůvka's rounds on a road
-//! graph), and for large host copies (the CUDA tier's transfer buffers filled chunk
-//! after chunk).
+//! graph).
 //!
 //! Why not one rayon pass per phase: an idle rayon thread goes to sleep within
 //! microseconds, and each pass wakes the pool again. On the 16-core Xeon VM of the
@@ -18,12 +17,10 @@
 //! the call: a thread that answers long after the others is left out instead, and the
 //! members' work never depends on how many they are (the same forest either way).
 //!
-//! One team runs at a time in a pool. A member waits at a barrier until every other
-//! member arrives, so two teams sharing threads could each hold a thread the other
-//! waits for; a call that finds a team running in its pool gets a team of one (its
-//! caller's thread alone, same code, same answer) instead of waiting. Pools whose
-//! threads said which pool they serve ([`serve_pool`]: the devices' pools of a split
-//! graph) run teams at once; every other pool counts as one.
+//! One team runs at a time in the process. A member waits at a barrier until every
+//! other member arrives, so two teams sharing threads could each hold a thread the
+//! other waits for; a call that finds a team running gets a team of one (its caller's
+//! thread alone, same code, same answer) instead of waiting.
 
 use std::any::Any;
 use std::cell::Cell;
@@ -32,31 +29,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// A bit for each pool ([`pool_key`]) in which a team runs now.
-static TEAMS_RUNNING: AtomicU64 = AtomicU64::new(0);
+/// Set while a team runs anywhere in the process.
+static TEAM_RUNNING: AtomicBool = AtomicBool::new(false);
 
 thread_local! {
-    /// The pool this thread serves, as [`serve_pool`] set it (0: any other pool).
-    static POOL_KEY: Cell<u32> = const { Cell::new(0) };
     /// Set while this thread plays in a team: a rayon call inside the team's work may
     /// run this thread's own invitation, which must not join a second time.
     static PLAYING: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Marks this thread (from a pool's start handler) as one of the pool numbered `key`
-/// (1 to 63; a larger one shares a number): teams in two pools of different numbers
-/// run at once.
-pub(crate) fn serve_pool(key: u32) {
-    POOL_KEY.set(key % 64);
-}
-
-/// The bit of the pool a team started here would run in.
-fn pool_bit() -> u64 {
-    match rayon::current_thread_index() {
-        Some(_) => 1 << POOL_KEY.get(),
-        // Not a pool's thread: rayon's calls go to the global pool.
-        None => 1,
-    }
 }
 
 /// Spins at a barrier before sleeping between checks. A member that waits longer lets
@@ -325,8 +304,10 @@ fn run_with_grace<R: Send>(grace: Duration, body: impl Fn(&Member<'_>) -> R + Sy
     #[cfg(feature = "phase-profile")]
     let called = Instant::now();
     let threads = rayon::current_num_threads();
-    let bit = pool_bit();
-    let claimed = threads > 1 && TEAMS_RUNNING.fetch_or(bit, Ordering::Acquire) & bit == 0;
+    let claimed = threads > 1
+        && TEAM_RUNNING
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok();
     if !claimed {
         let alone = Enrolment::new(1, grace);
         return vec![body(&Member {
@@ -339,14 +320,14 @@ fn run_with_grace<R: Send>(grace: Duration, body: impl Fn(&Member<'_>) -> R + Sy
             laps: laps::Laps::start(called),
         })];
     }
-    /// Lets the pool's next team start however this one ends.
-    struct Release(u64);
+    /// Lets the next team start however this one ends.
+    struct Release;
     impl Drop for Release {
         fn drop(&mut self) {
-            TEAMS_RUNNING.fetch_and(!self.0, Ordering::Release);
+            TEAM_RUNNING.store(false, Ordering::Release);
         }
     }
-    let _release = Release(bit);
+    let _release = Release;
     let enrolment = Arc::new(Enrolment::new(threads, grace));
     let results: Vec<Mutex<Option<R>>> = (0..threads).map(|_| Mutex::new(None)).collect();
     let panicked: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
