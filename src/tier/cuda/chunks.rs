@@ -44,8 +44,10 @@ fn fills<'a>(pieces: &[Piece<'a>], size: usize) -> Vec<Vec<Piece<'a>>> {
 impl CudaDevice {
     /// Copies `pieces` to the device through `ring`'s buffers (see the module's
     /// documentation), each chunk's device copies issued to `stream` as soon as the
-    /// chunk is in its buffer. No wait for the last copies: the buffers' events guard
-    /// them, and later work on the stream follows them.
+    /// chunk is in its buffer. No wait for the last copies: the caller's memory is free
+    /// already (its bytes are in the buffers, which their events guard), and later work
+    /// on the stream follows them (`Gpu::upload_buffer`, whose buffer the caller may
+    /// use on another stream, waits).
     pub(super) fn write_chunks(
         &self,
         ring: &mut TransferRing,
