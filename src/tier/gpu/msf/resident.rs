@@ -377,7 +377,6 @@ pub(super) enum HostIds {
 /// A vector to be written with zeros by whichever comes first: the pool's job, or the
 /// caller taking it (whose thread may be the pool's only one, busy until then: it must
 /// not wait for a job that cannot start).
-#[derive(Default)]
 pub(super) struct IdsRoom {
     state: Mutex<Ids>,
     written: Condvar,
