@@ -328,16 +328,19 @@ impl Drop for TransferRing {
 /// calling thread when small (a fork and join of the pool costs more), else on every
 /// thread of the current pool at once, a contiguous share each.
 fn copy_pieces(to: &mut [u8], pieces: &[&[u8]]) {
-    copy_spread(vec![to], pieces, false)
+    copy_spread(vec![to], pieces)
 }
 
 /// A stretch of a copy: its target and its source, of one length.
 type Cut<'a> = (&'a mut [u8], &'a [u8]);
 
 /// Copies `pieces` one after another into the buffers `to`, filled in order (as long
-/// as the pieces together), as [`copy_pieces`] does into one buffer; with
-/// `streaming`, a large copy's slices go by [`copy_streaming`].
-fn copy_spread(to: Vec<&mut [u8]>, pieces: &[&[u8]], streaming: bool) {
+/// as the pieces together), as [`copy_pieces`] does into one buffer, with plain
+/// stores: targets the device reads soon after (the transfer buffers, the staging
+/// blocks) are then still in the host's last-level cache when it does. Non-temporal
+/// stores, which skip the cache, made a 4x-capped call 8-10% slower on an H200's
+/// host (docs/performance-log.md, thirty-second session).
+fn copy_spread(to: Vec<&mut [u8]>, pieces: &[&[u8]]) {
     const SMALL: usize = 256 << 10;
     let total: usize = to.iter().map(|buffer| buffer.len()).sum();
     // As a team: each thread of the current pool takes one contiguous share of the
@@ -371,10 +374,7 @@ fn copy_spread(to: Vec<&mut [u8]>, pieces: &[&[u8]], streaming: bool) {
     }
     let copy = |cuts: Vec<Cut<'_>>| {
         for (t, f) in cuts {
-            match streaming && threads > 1 {
-                true => copy_streaming(t, f),
-                false => t.copy_from_slice(f),
-            }
+            t.copy_from_slice(f);
         }
     };
     if threads == 1 {
@@ -387,46 +387,6 @@ fn copy_spread(to: Vec<&mut [u8]>, pieces: &[&[u8]], streaming: bool) {
             .unwrap_or_else(|e| e.into_inner());
         copy(std::mem::take(&mut *mine));
     });
-}
-
-/// Copies `from` into `to` (of its length) with non-temporal stores where the CPU has
-/// them, for targets the device's DMA reads next and the cache holds none of: a plain
-/// store reads each target line before writing it, a third of the copy's memory
-/// traffic (glibc's memcpy streams only copies of several MB, far larger than a slice
-/// of a copy on all cores). The staging blocks (hundreds of MB) gain from it; the two
-/// transfer buffers, reused at once, lost (3.2 GB uploaded in 70 against 62 ms on an
-/// H200's host), so their copies keep plain stores.
-fn copy_streaming(to: &mut [u8], from: &[u8]) {
-    assert_eq!(to.len(), from.len(), "a copy between slices of two lengths");
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
-        const LINE: usize = 64;
-        let head = to.as_ptr().align_offset(16).min(to.len());
-        let body = (to.len() - head) / LINE * LINE;
-        to[..head].copy_from_slice(&from[..head]);
-        // SAFETY: SSE2 is part of x86_64's baseline. Both ranges [head, head + body)
-        // lie inside their slices (body <= len - head), which do not overlap (one is
-        // borrowed mutably); the stores' addresses are 16-byte aligned (from `head`
-        // on, in steps of 16) and the loads are unaligned ones. The fence orders the
-        // streamed stores before anything this thread does next (the copy's
-        // completion, then the device copy issued after it).
-        unsafe {
-            let (mut t, mut f) = (to.as_mut_ptr().add(head), from.as_ptr().add(head));
-            let end = t.add(body);
-            while t < end {
-                for k in 0..LINE / 16 {
-                    let value = _mm_loadu_si128(f.add(16 * k).cast::<__m128i>());
-                    _mm_stream_si128(t.add(16 * k).cast::<__m128i>(), value);
-                }
-                (t, f) = (t.add(LINE), f.add(LINE));
-            }
-            _mm_sfence();
-        }
-        to[head + body..].copy_from_slice(&from[head + body..]);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    to.copy_from_slice(from);
 }
 
 impl Context {
@@ -1341,6 +1301,10 @@ impl gpu::Device for CudaDevice {
         self.stage_pieces(pieces, stop)
     }
 
+    fn staged_chunk_bytes(&self, bytes: usize) -> usize {
+        staged::whole_blocks(bytes)
+    }
+
     fn write_staged(&self, staged: CudaStaged, into: &mut [gpu::Filling<'_, Self>]) -> Result<()> {
         self.write_staged_pieces(staged, into)
     }
@@ -1703,24 +1667,11 @@ mod tests {
     use super::*;
     use crate::types::ScanOp;
 
-    /// Streamed copies (any length, any alignment of either side) copy exactly their
-    /// bytes; copies spread over several buffers fill them in order.
+    /// Copies spread over several buffers fill them in order, the pieces cut where
+    /// buffers and the threads' shares end.
     #[test]
-    fn streamed_and_spread_copies_copy_exactly_their_bytes() {
-        let from: Vec<u8> = (0..6000u32)
-            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
-            .collect();
-        for start in 0..19 {
-            for len in [0, 1, 15, 16, 17, 63, 64, 65, 127, 200, 1000, 4097] {
-                for at in 0..18 {
-                    let mut to = vec![0xA5u8; len + 64];
-                    copy_streaming(&mut to[at..at + len], &from[start..start + len]);
-                    assert_eq!(&to[at..at + len], &from[start..start + len]);
-                    assert!(to[..at].iter().chain(&to[at + len..]).all(|&b| b == 0xA5));
-                }
-            }
-        }
-        // Pieces of 700 KB over blocks of 300 KB: on all cores, streamed.
+    fn spread_copies_copy_exactly_their_bytes() {
+        // Pieces of 700 KB over blocks of 300 KB: on all cores.
         let pieces: Vec<Vec<u8>> = (0..3u8)
             .map(|p| {
                 (0..700_000u32)
@@ -1731,7 +1682,7 @@ mod tests {
         let mut blocks = vec![vec![0u8; 300_000]; 7];
         let targets: Vec<&mut [u8]> = blocks.iter_mut().map(|b| &mut b[..]).collect();
         let views: Vec<&[u8]> = pieces.iter().map(|p| &p[..]).collect();
-        copy_spread(targets, &views, true);
+        copy_spread(targets, &views);
         assert_eq!(blocks.concat(), pieces.concat());
     }
 

@@ -14,18 +14,33 @@ use super::{copy_spread, cuda_error, transfer_chunk_bytes, Context, CudaDevice, 
 use crate::tier::gpu::Filling;
 use crate::{Error, Result};
 
-/// Page-locked bytes the staged chunks take at most: 512 MiB, what the host copies on
-/// all cores in ~10 ms, twice a large graph's partition solve on an H200, so the host
-/// keeps copying through a solve; or `GPUMST_CUDA_STAGED_BYTES` (a tuning knob; 0
-/// stages nothing). A chunk of more than a [`STAGED_CHUNKS`]th of it is not staged.
+/// Page-locked bytes the staged chunks take at most: 256 MiB, or
+/// `GPUMST_CUDA_STAGED_BYTES` (a tuning knob; 0 stages nothing). A chunk of more than a
+/// [`STAGED_CHUNKS`]th of it is not staged. Few enough for the chunks ahead to stay in
+/// the host's last-level cache (300 MiB on an H200's) from the host's copy to the
+/// device's, which then runs at the bus's speed: at a 4x cap (3.2 GB of edges) 108-111
+/// ms end to end against 114-117 through 512 MiB with non-temporal stores, in one run
+/// (docs/performance-log.md, thirty-second session).
 fn staged_bytes() -> usize {
     static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *BYTES.get_or_init(|| {
         std::env::var("GPUMST_CUDA_STAGED_BYTES")
             .ok()
             .and_then(|v| v.trim().parse::<usize>().ok())
-            .unwrap_or(512 << 20)
+            .unwrap_or(256 << 20)
     })
+}
+
+/// `bytes` cut to whole staging blocks where that chunk is staged and `bytes` is over
+/// one block (a chunk a little over one block took two, which held half as many chunks
+/// ahead); else `bytes`.
+pub(super) fn whole_blocks(bytes: usize) -> usize {
+    let block = transfer_chunk_bytes();
+    let blocks = bytes / block;
+    match blocks > 0 && blocks * STAGED_CHUNKS <= staged_bytes() / block {
+        true => blocks * block,
+        false => bytes,
+    }
 }
 
 /// Chunks the staging memory holds at least for chunks to be staged at all.
@@ -147,6 +162,7 @@ impl CudaDevice {
         let size = transfer_chunk_bytes();
         let need = total.div_ceil(size);
         let most = staged_bytes() / size;
+        // The rule `whole_blocks` follows.
         if need * STAGED_CHUNKS > most {
             // Too large a chunk to be staged far ahead (R-MAT 24 at a 3.2 GB cap, chunks
             // of 213 MB: no gain; R-MAT 26 at 12.4 GB, 403 MB: 680 against 432 ms).
@@ -181,7 +197,7 @@ impl CudaDevice {
             targets.push(unsafe { std::slice::from_raw_parts_mut(block.pointer, len) });
         }
         crate::profile::span("cuda: stage a chunk in page-locked memory", || {
-            copy_spread(targets, pieces, true)
+            copy_spread(targets, pieces)
         });
         Ok(Some(staged))
     }
@@ -277,5 +293,27 @@ impl CudaDevice {
         })
         // `staged` drops here: its blocks go back to the free list, guarded by their
         // events.
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chunk the staging memory takes is cut to whole blocks; smaller chunks and
+    /// chunks too large to be staged stay as they are (checked without a GPU).
+    #[test]
+    fn staged_chunks_are_cut_to_whole_blocks() {
+        let block = transfer_chunk_bytes();
+        let most = staged_bytes() / block;
+        assert_eq!(whole_blocks(block / 2), block / 2);
+        let over = block + block / 8;
+        let staged = 2 * STAGED_CHUNKS <= most;
+        assert_eq!(whole_blocks(over), if staged { block } else { over });
+        let twice = 2 * block + 12;
+        let staged = 2 * STAGED_CHUNKS <= most;
+        assert_eq!(whole_blocks(twice), if staged { 2 * block } else { twice });
+        let large = (most + 1) * block + 7;
+        assert_eq!(whole_blocks(large), large);
     }
 }

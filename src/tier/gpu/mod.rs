@@ -117,6 +117,12 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
         let _ = (pieces, stop);
         Ok(None)
     }
+    /// The bytes a chunk of at most `bytes` should take to be staged well by `stage`:
+    /// `bytes`, or less where the tier stages a chunk of that size in blocks that it
+    /// would leave partly filled.
+    fn staged_chunk_bytes(&self, bytes: usize) -> usize {
+        bytes
+    }
     /// Copies `staged`'s pieces as [`Device::write_beside`] would `into`'s (piece i is
     /// the bytes of filling i, which only give each piece's length here), without
     /// waiting for them.

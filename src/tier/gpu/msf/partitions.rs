@@ -96,8 +96,16 @@ impl Sizes {
     /// survivors' positions fills the memory of `fit` edges' working sets; the room
     /// left beside the largest forest (n - 1 edges) takes at least one chunk. (The
     /// filter's own buffers, held while no solve runs, take less than a solve's working
-    /// set: about a quarter of it per edge, and 32 bytes a vertex.)
-    fn of<W: Element>(work: &Work, weighted: bool, host: bool, n: usize, fit: usize) -> Sizes {
+    /// set: about a quarter of it per edge, and 32 bytes a vertex.) A host chunk's
+    /// bytes are what `staged_chunk_bytes` makes of them (`Device::staged_chunk_bytes`).
+    fn of<W: Element>(
+        work: &Work,
+        weighted: bool,
+        host: bool,
+        n: usize,
+        fit: usize,
+        staged_chunk_bytes: &dyn Fn(usize) -> usize,
+    ) -> Sizes {
         let (working, raw) = (
             edge_bytes::<W>(work.algorithm, weighted),
             input_bytes::<W>(weighted),
@@ -109,6 +117,12 @@ impl Sizes {
             let ahead = if host { 2 * chunk as u64 * raw } else { 0 };
             let most = (memory.saturating_sub(ahead) / (working + 8)) as usize;
             if most >= n + chunk || chunk == 1 {
+                if host {
+                    // As many edges as the tier stages best (whole staging blocks): no
+                    // more than room was left for.
+                    let bytes = staged_chunk_bytes(chunk * raw as usize);
+                    chunk = (bytes / raw as usize).clamp(1, chunk);
+                }
                 return Sizes { most, chunk };
             }
             chunk /= 2;
@@ -444,7 +458,15 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
             Source::Device(list) => Some(list),
             Source::Host { .. } => None,
         };
-        let sizes = Sizes::of::<W>(&self.work, weighted, list.is_none(), n, fit);
+        let staged_chunk_bytes = |bytes| tier.device.staged_chunk_bytes(bytes);
+        let sizes = Sizes::of::<W>(
+            &self.work,
+            weighted,
+            list.is_none(),
+            n,
+            fit,
+            &staged_chunk_bytes,
+        );
         let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(tier, weighted)))?;
         let staging = Staging::new();
         std::thread::scope(|scope| {
