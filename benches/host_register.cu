@@ -6,28 +6,10 @@
 // threads at once (docs/performance-log.md, twenty-ninth and thirty-second sessions).
 //
 //   nvcc -O2 -o host_register benches/host_register.cu -lpthread && ./host_register
-#include <sys/mman.h>
-
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <thread>
 #include <vector>
-#include <cuda_runtime.h>
 
-static double now_ms() {
-    return std::chrono::duration<double, std::milli>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
-static void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) {
-        std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(status));
-        std::exit(1);
-    }
-}
+#include "host_copies.h"
 
 // Registers [host, host + total) in pieces by `threads` threads at once (each a
 // contiguous share of the pieces), then unregisters them the same way; returns the

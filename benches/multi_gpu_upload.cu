@@ -15,40 +15,13 @@
 //
 //   nvcc -O2 -std=c++20 -Xcompiler -fopenmp -o multi_gpu_upload benches/multi_gpu_upload.cu
 //   ./multi_gpu_upload [GiB=3] [chunk MiB=32] [rounds=5]
+#include <omp.h>
+
 #include <algorithm>
 #include <barrier>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <cuda_runtime.h>
-#include <emmintrin.h>
-#include <sys/mman.h>
-#include <omp.h>
 #include <vector>
 
-static void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) {
-        std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(status));
-        std::exit(1);
-    }
-}
-
-static double now_ms() {
-    return std::chrono::duration<double, std::milli>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
-static void copy_stream(char* to, const char* from, size_t bytes) {
-    size_t body = bytes / 64 * 64;
-    for (size_t k = 0; k < body; k += 64)
-        for (int j = 0; j < 4; ++j)
-            _mm_stream_si128(reinterpret_cast<__m128i*>(to + k + 16 * j),
-                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + k + 16 * j)));
-    _mm_sfence();
-    std::memcpy(to + body, from + body, bytes - body);
-}
+#include "host_copies.h"
 
 struct Device {
     char* memory;
@@ -187,8 +160,7 @@ int main(int argc, char** argv) {
         check(cudaStreamCreateWithFlags(&devices[d].registered_stream, cudaStreamNonBlocking),
               "cudaStreamCreate");
     }
-    char* source = static_cast<char*>(std::aligned_alloc(size_t(2) << 20, total));
-    madvise(source, total, MADV_HUGEPAGE);
+    char* source = huge_alloc(total);
     char* pinned_source = nullptr;
     check(cudaMallocHost(&pinned_source, total), "cudaMallocHost");
 #pragma omp parallel for schedule(static)

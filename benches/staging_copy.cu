@@ -12,47 +12,12 @@
 //
 //   nvcc -O2 -std=c++17 -Xcompiler -fopenmp -o staging_copy benches/staging_copy.cu
 //   ./staging_copy [GiB=3] [chunk MiB=34]
-#include <sys/mman.h>
+#include <omp.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <cuda_runtime.h>
-#include <emmintrin.h>
-#include <omp.h>
 #include <vector>
 
-static void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) {
-        std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(status));
-        std::exit(1);
-    }
-}
-
-static double now_ms() {
-    return std::chrono::duration<double, std::milli>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
-static void copy_stream(char* to, const char* from, size_t bytes) {
-    size_t body = bytes / 64 * 64;
-    for (size_t k = 0; k < body; k += 64)
-        for (int j = 0; j < 4; ++j)
-            _mm_stream_si128(reinterpret_cast<__m128i*>(to + k + 16 * j),
-                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + k + 16 * j)));
-    _mm_sfence();
-    std::memcpy(to + body, from + body, bytes - body);
-}
-
-static char* huge_alloc(size_t bytes) {
-    char* p = static_cast<char*>(std::aligned_alloc(size_t(2) << 20, bytes));
-    madvise(p, bytes, MADV_HUGEPAGE);
-    std::memset(p, 1, bytes);
-    return p;
-}
+#include "host_copies.h"
 
 int main(int argc, char** argv) {
     size_t total = (argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 3) << 30;
