@@ -307,8 +307,9 @@ mod tests {
         let block = transfer_chunk_bytes();
         let most = staged_bytes() / block;
         assert_eq!(whole_blocks(block / 2), block / 2);
+        // Staged where the blocks it is cut to leave room for STAGED_CHUNKS of them.
         let over = block + block / 8;
-        let staged = 2 * STAGED_CHUNKS <= most;
+        let staged = STAGED_CHUNKS <= most;
         assert_eq!(whole_blocks(over), if staged { block } else { over });
         let twice = 2 * block + 12;
         let staged = 2 * STAGED_CHUNKS <= most;
