@@ -405,6 +405,9 @@ partitions_there() {
         echo "== compute-sanitizer memcheck: partitioned on CUDA"
         GPUMST_TEST_TIERS=cuda timeout -k 5 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
             "$CARRY/bin/partitioned" --test-threads 1 2>&1 | tail -4 || status=1
+        echo "== partitioned on CUDA with 1 MiB transfer and staging blocks (chunks cut to whole blocks)"
+        GPUMST_TEST_TIERS=cuda GPUMST_CUDA_TRANSFER_CHUNK_BYTES=1048576 timeout -k 5 300 \
+            "$CARRY/bin/partitioned" 2>&1 | grep -E "test result|FAILED|panicked" || status=1
         echo "== CUDA: device memory capped at 1 MB (conformance out_of_device_memory)"
         GPUMST_CUDA_MEMORY_LIMIT=1000000 timeout -k 5 120 "$CARRY/bin/conformance" out_of_device_memory --nocapture 2>&1 | grep -E "tier|test result" || status=1
         local work=/tmp/partitions
