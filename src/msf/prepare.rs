@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 use std::fmt::Debug;
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -262,6 +263,24 @@ impl Endpoints<'_> {
         if keeps_vertex_numbers(self.num_vertices, m) {
             return Ok(self);
         }
+        // A bitmap of the touched vertices while it is small beside the ends (ends
+        // out of range, unchecked, take the sorted list: they would not fit it).
+        if self.ends_checked && self.num_vertices / 64 <= m {
+            let touched = TouchedVertices::of(self.num_vertices, &self.u, &self.v)?;
+            let renumber = |ends: &[u32]| {
+                alloc::par_collect(
+                    ends.par_iter().map(|&x| touched.rank(x)),
+                    "the renumbered ends",
+                )
+            };
+            return Ok(Endpoints {
+                num_vertices: touched.count,
+                u: Cow::Owned(renumber(&self.u)?),
+                v: Cow::Owned(renumber(&self.v)?),
+                ids: self.ids,
+                ends_checked: true,
+            });
+        }
         let mut touched: Vec<u32> = alloc::with_capacity(2 * m, "the vertices with edges")?;
         touched.extend_from_slice(&self.u);
         touched.extend_from_slice(&self.v);
@@ -285,6 +304,48 @@ impl Endpoints<'_> {
             ids: self.ids,
             ends_checked: self.ends_checked,
         })
+    }
+}
+
+/// The vertices some edge touches, as a bitmap with each 64-vertex word's count of
+/// touched vertices before it: a vertex's new number is its rank among them. Made in
+/// two passes over the ends and one over the words, where sorting the ends and a
+/// binary search per end took 1.1 s for 4M edges over 2^26 vertices on two cores.
+struct TouchedVertices {
+    words: Vec<AtomicU64>,
+    before: Vec<u32>,
+    count: usize,
+}
+
+impl TouchedVertices {
+    /// `u` and `v` hold vertices below `n` (checked).
+    fn of(n: usize, u: &[u32], v: &[u32]) -> Result<TouchedVertices> {
+        let words: Vec<AtomicU64> = alloc::zeroed(n.div_ceil(64), "the touched vertices")?;
+        u.par_iter().chain(v.par_iter()).for_each(|&x| {
+            let (word, bit) = (&words[x as usize / 64], 1u64 << (x % 64));
+            // Most ends of a vertex find its bit set already: no write then.
+            if word.load(Ordering::Relaxed) & bit == 0 {
+                word.fetch_or(bit, Ordering::Relaxed);
+            }
+        });
+        let mut before: Vec<u32> = alloc::zeroed(words.len(), "the touched vertices' ranks")?;
+        let mut count = 0usize;
+        for (rank, word) in before.iter_mut().zip(&words) {
+            *rank = count as u32;
+            count += word.load(Ordering::Relaxed).count_ones() as usize;
+        }
+        Ok(TouchedVertices {
+            words,
+            before,
+            count,
+        })
+    }
+
+    /// The new number of touched vertex `x`.
+    fn rank(&self, x: u32) -> u32 {
+        let (k, bit) = (x as usize / 64, x % 64);
+        let word = self.words[k].load(Ordering::Relaxed);
+        self.before[k] + (word & ((1u64 << bit) - 1)).count_ones()
     }
 }
 
@@ -771,6 +832,44 @@ pub(crate) fn device_keys<'a, W: WeightKey>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The touched vertices' bitmap numbers them as the sorted list does: densely, in
+    /// vertex order (the unchecked ends take the sorted list).
+    #[test]
+    fn isolated_vertices_drop_alike_by_bitmap_and_by_sorting() {
+        let n = 1_000_000usize;
+        let mut x = 12345u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as u32
+        };
+        let (mut u, mut v): (Vec<u32>, Vec<u32>) = (0..20_000).map(|_| (next(), next())).unzip();
+        u.extend([0, 7, 7, n as u32 - 1]);
+        v.extend([n as u32 - 1, 7, 64, 63]);
+        let renumbered = |checked: bool| {
+            let ends = Endpoints {
+                num_vertices: n,
+                u: Cow::Borrowed(&u[..]),
+                v: Cow::Borrowed(&v[..]),
+                ids: None,
+                ends_checked: checked,
+            };
+            let ends = ends.without_isolated_vertices().unwrap();
+            (ends.num_vertices, ends.u.into_owned(), ends.v.into_owned())
+        };
+        let (by_bitmap, by_sorting) = (renumbered(true), renumbered(false));
+        assert_eq!(by_bitmap, by_sorting);
+        let mut touched: Vec<u32> = u.iter().chain(&v).copied().collect();
+        touched.sort_unstable();
+        touched.dedup();
+        assert_eq!(by_bitmap.0, touched.len());
+        assert_eq!(
+            (by_bitmap.1[u.len() - 4], by_bitmap.2[u.len() - 4]),
+            (0, touched.len() as u32 - 1)
+        );
+    }
 
     #[test]
     fn keys_preserve_order() {
