@@ -305,10 +305,13 @@ fn special_weights_and_shapes() {
     let wu = [u64::MAX, 0, u64::MAX, 1, 2, u64::MAX - 1, 0, 9, 9, u64::MAX];
     check("u64 extremes", 6, &u, &v, Some(&wu), |w| Weights::U64(w));
     // Mostly isolated vertices (the vertex-centric algorithms and the GPU tiers
-    // renumber the touched ones): 3000 edges scattered over 300000 vertices.
-    let (u, v) = random_graph(300_000, 3000, 12);
-    let w: Vec<u32> = (0..u.len() as u32).map(|i| i % 17).collect();
-    check("mostly isolated vertices", 300_000, &u, &v, Some(&w), u32s);
+    // renumber the touched ones): 3000 edges scattered over 300000 vertices (through
+    // a sorted list of the touched vertices), and 30000 (through a bitmap of them).
+    for (edges, seed) in [(3000, 12), (30_000, 13)] {
+        let (u, v) = random_graph(300_000, edges, seed);
+        let w: Vec<u32> = (0..u.len() as u32).map(|i| i % 17).collect();
+        check("mostly isolated vertices", 300_000, &u, &v, Some(&w), u32s);
+    }
     // Empty graphs.
     check::<u32>("n=0", 0, &[], &[], Some(&[]), u32s);
     check::<u32>("m=0", 5, &[], &[], Some(&[]), u32s);
