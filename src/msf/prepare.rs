@@ -259,46 +259,24 @@ impl Endpoints<'_> {
     /// device buffers would otherwise pay per declared vertex). Edge positions, and so
     /// the forest, do not change; the order of vertices is kept.
     pub fn without_isolated_vertices(self) -> Result<Self> {
-        let m = self.u.len();
-        if keeps_vertex_numbers(self.num_vertices, m) {
+        let (n, m) = (self.num_vertices, self.u.len());
+        if keeps_vertex_numbers(n, m) {
             return Ok(self);
         }
-        // A bitmap of the touched vertices while it is small beside the ends (ends
-        // out of range, unchecked, take the sorted list: they would not fit it).
-        if self.ends_checked && self.num_vertices / 64 <= m {
-            let touched = TouchedVertices::of(self.num_vertices, &self.u, &self.v)?;
-            let renumber = |ends: &[u32]| {
-                alloc::par_collect(
-                    ends.par_iter().map(|&x| touched.rank(x)),
-                    "the renumbered ends",
-                )
-            };
-            return Ok(Endpoints {
-                num_vertices: touched.count,
-                u: Cow::Owned(renumber(&self.u)?),
-                v: Cow::Owned(renumber(&self.v)?),
-                ids: self.ids,
-                ends_checked: true,
-            });
-        }
-        let mut touched: Vec<u32> = alloc::with_capacity(2 * m, "the vertices with edges")?;
-        touched.extend_from_slice(&self.u);
-        touched.extend_from_slice(&self.v);
-        touched.par_sort_unstable();
-        touched.dedup();
+        // A bitmap of the touched vertices while it is small beside the edges; else (and
+        // for unchecked ends, which might not fit it) their sorted list.
+        let touched = match self.ends_checked && n / 64 <= m {
+            true => TouchedVertices::bitmap(n, &self.u, &self.v)?,
+            false => TouchedVertices::sorted(&self.u, &self.v)?,
+        };
         let renumber = |ends: &[u32]| {
             alloc::par_collect(
-                ends.par_iter().map(|x| {
-                    touched
-                        .binary_search(x)
-                        .expect("every end is among the touched vertices")
-                        as u32
-                }),
+                ends.par_iter().map(|&x| touched.rank(x)),
                 "the renumbered ends",
             )
         };
         Ok(Endpoints {
-            num_vertices: touched.len(),
+            num_vertices: touched.count(),
             u: Cow::Owned(renumber(&self.u)?),
             v: Cow::Owned(renumber(&self.v)?),
             ids: self.ids,
@@ -307,45 +285,77 @@ impl Endpoints<'_> {
     }
 }
 
-/// The vertices some edge touches, as a bitmap with each 64-vertex word's count of
-/// touched vertices before it: a vertex's new number is its rank among them. Made in
-/// two passes over the ends and one over the words, where sorting the ends and a
-/// binary search per end took 1.1 s for 4M edges over 2^26 vertices on two cores.
-struct TouchedVertices {
-    words: Vec<AtomicU64>,
-    before: Vec<u32>,
-    count: usize,
+/// The vertices some edge touches; a vertex's new number is its rank among them.
+enum TouchedVertices {
+    /// A bit per vertex, and each 64-vertex word's count of touched vertices before
+    /// it: two passes over the ends and one over the words, where sorting the ends and
+    /// a binary search per end took 1.0-1.5 s for 4M edges over 2^26 vertices on two
+    /// cores (56-464 ms so).
+    Bitmap {
+        words: Vec<AtomicU64>,
+        before: Vec<u32>,
+        count: usize,
+    },
+    /// Sorted, without repeats.
+    Sorted(Vec<u32>),
 }
 
 impl TouchedVertices {
     /// `u` and `v` hold vertices below `n` (checked).
-    fn of(n: usize, u: &[u32], v: &[u32]) -> Result<TouchedVertices> {
+    fn bitmap(n: usize, u: &[u32], v: &[u32]) -> Result<TouchedVertices> {
         let words: Vec<AtomicU64> = alloc::zeroed(n.div_ceil(64), "the touched vertices")?;
-        u.par_iter().chain(v.par_iter()).for_each(|&x| {
-            let (word, bit) = (&words[x as usize / 64], 1u64 << (x % 64));
-            // Most ends of a vertex find its bit set already: no write then.
-            if word.load(Ordering::Relaxed) & bit == 0 {
-                word.fetch_or(bit, Ordering::Relaxed);
-            }
-        });
+        for ends in [u, v] {
+            ends.par_iter().for_each(|&x| {
+                let (word, bit) = (&words[x as usize / 64], 1u64 << (x % 64));
+                // Most ends of a vertex find its bit set already: no write then.
+                if word.load(Ordering::Relaxed) & bit == 0 {
+                    word.fetch_or(bit, Ordering::Relaxed);
+                }
+            });
+        }
         let mut before: Vec<u32> = alloc::zeroed(words.len(), "the touched vertices' ranks")?;
         let mut count = 0usize;
         for (rank, word) in before.iter_mut().zip(&words) {
             *rank = count as u32;
             count += word.load(Ordering::Relaxed).count_ones() as usize;
         }
-        Ok(TouchedVertices {
+        Ok(TouchedVertices::Bitmap {
             words,
             before,
             count,
         })
     }
 
+    fn sorted(u: &[u32], v: &[u32]) -> Result<TouchedVertices> {
+        let mut touched: Vec<u32> =
+            alloc::with_capacity(u.len() + v.len(), "the vertices with edges")?;
+        touched.extend_from_slice(u);
+        touched.extend_from_slice(v);
+        touched.par_sort_unstable();
+        touched.dedup();
+        Ok(TouchedVertices::Sorted(touched))
+    }
+
+    fn count(&self) -> usize {
+        match self {
+            TouchedVertices::Bitmap { count, .. } => *count,
+            TouchedVertices::Sorted(list) => list.len(),
+        }
+    }
+
     /// The new number of touched vertex `x`.
     fn rank(&self, x: u32) -> u32 {
-        let (k, bit) = (x as usize / 64, x % 64);
-        let word = self.words[k].load(Ordering::Relaxed);
-        self.before[k] + (word & ((1u64 << bit) - 1)).count_ones()
+        match self {
+            TouchedVertices::Bitmap { words, before, .. } => {
+                let (k, bit) = (x as usize / 64, x % 64);
+                let word = words[k].load(Ordering::Relaxed);
+                before[k] + (word & ((1u64 << bit) - 1)).count_ones()
+            }
+            TouchedVertices::Sorted(list) => {
+                list.binary_search(&x)
+                    .expect("every end is among the touched vertices") as u32
+            }
+        }
     }
 }
 
