@@ -37,10 +37,17 @@ fn staged_bytes() -> usize {
 pub(super) fn whole_blocks(bytes: usize) -> usize {
     let block = transfer_chunk_bytes();
     let blocks = bytes / block;
-    match blocks > 0 && blocks * STAGED_CHUNKS <= staged_bytes() / block {
+    match blocks > 0 && stages(blocks) {
         true => blocks * block,
         false => bytes,
     }
+}
+
+/// Whether a chunk of `blocks` staging blocks is staged: only where the staging memory
+/// holds [`STAGED_CHUNKS`] of them (R-MAT 24 at a 3.2 GB cap, chunks of 213 MB: no gain;
+/// R-MAT 26 at 12.4 GB, 403 MB: 680 against 432 ms).
+fn stages(blocks: usize) -> bool {
+    blocks * STAGED_CHUNKS <= staged_bytes() / transfer_chunk_bytes()
 }
 
 /// Chunks the staging memory holds at least for chunks to be staged at all.
@@ -162,10 +169,7 @@ impl CudaDevice {
         let size = transfer_chunk_bytes();
         let need = total.div_ceil(size);
         let most = staged_bytes() / size;
-        // The rule `whole_blocks` follows.
-        if need * STAGED_CHUNKS > most {
-            // Too large a chunk to be staged far ahead (R-MAT 24 at a 3.2 GB cap, chunks
-            // of 213 MB: no gain; R-MAT 26 at 12.4 GB, 403 MB: 680 against 432 ms).
+        if !stages(need) {
             return Ok(None);
         }
         let mut staged = CudaStaged {
