@@ -66,6 +66,23 @@ fn copy_edges<D: Device, W: Element>(
     Ok(())
 }
 
+/// The fillings that copy edges `range` of host arrays `u`, `v`, `weights` into the
+/// first elements of `into`.
+fn host_fillings<'a, D: Device, W: Element>(
+    into: &'a mut EdgeArrays<D, W>,
+    (u, v, weights): (&'a [u32], &'a [u32], Option<&'a [W]>),
+    range: Range<usize>,
+) -> Vec<Filling<'a, D>> {
+    let mut fillings = vec![
+        into.u.filling(&[&u[range.clone()]]),
+        into.v.filling(&[&v[range.clone()]]),
+    ];
+    if let (Some(into), Some(w)) = (&mut into.weights, weights) {
+        fillings.push(into.filling(&[&w[range]]));
+    }
+    fillings
+}
+
 /// A partition's arrays and the positions in them of its forest's `count` edges, all
 /// on the device.
 struct Solved<D: Device, W> {
@@ -348,13 +365,7 @@ fn beside<D: Device, W: Element, R>(
         weights: weights.map(|_| tier.alloc::<W>(len)).transpose()?,
         kept: true,
     };
-    let mut pieces = vec![
-        into.u.filling(&[&u[range.clone()]]),
-        into.v.filling(&[&v[range.clone()]]),
-    ];
-    if let (Some(into), Some(w)) = (&mut into.weights, weights) {
-        pieces.push(into.filling(&[&w[range.clone()]]));
-    }
+    let pieces = host_fillings(&mut into, (u, v, weights), range.clone());
     let (mut work, mut done) = (Some(work), None);
     upload_beside(tier, pieces, (staging, &range), &mut || {
         if let Some(work) = work.take() {
@@ -493,12 +504,7 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
                 } => {
                     // In one pass of the transfer buffers (each copy of its own would
                     // start and drain them).
-                    let (u, v) = ([&u[range.clone()]], [&v[range.clone()]]);
-                    let w = weights.map(|w| [&w[range]]);
-                    let mut fillings = vec![arrays.u.filling(&u), arrays.v.filling(&v)];
-                    if let (Some(into), Some(w)) = (&mut arrays.weights, &w) {
-                        fillings.push(into.filling(w));
-                    }
+                    let mut fillings = host_fillings(&mut arrays, (u, v, weights), range);
                     tier.write_together(&mut fillings)?;
                 }
                 Fresh {
