@@ -14,32 +14,38 @@ use super::{copy_spread, cuda_error, transfer_chunk_bytes, Context, CudaDevice, 
 use crate::tier::gpu::Filling;
 use crate::{Error, Result};
 
-/// Page-locked bytes the staged chunks take at most: 256 MiB, or
+/// Page-locked bytes the staged chunks take at most: 128 MiB, or
 /// `GPUMST_CUDA_STAGED_BYTES` (a tuning knob; 0 stages nothing). A chunk of more than a
 /// [`STAGED_CHUNKS`]th of it is not staged. Few enough for the chunks ahead to stay in
-/// the host's last-level cache (300 MiB on an H200's) from the host's copy to the
-/// device's, which then runs at the bus's speed: at a 4x cap (3.2 GB of edges) 108-111
-/// ms end to end against 114-117 through 512 MiB with non-temporal stores, in one run
-/// (docs/performance-log.md, thirty-second session).
+/// the host's last-level cache from the host's copy to the device's, which then runs at
+/// the bus's speed: at a 4x cap (3.2 GB of edges) 108-111 ms end to end against 114-117
+/// through 512 MiB with non-temporal stores (thirty-second session); on H200 hosts
+/// with 300 MiB of L3 a ring of four 32 MiB blocks fed the device at 49.7-54.7 GB/s,
+/// one of eight at 35.6-44.9 (thirty-third; docs/performance-log.md).
 fn staged_bytes() -> usize {
     static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *BYTES.get_or_init(|| {
         std::env::var("GPUMST_CUDA_STAGED_BYTES")
             .ok()
             .and_then(|v| v.trim().parse::<usize>().ok())
-            .unwrap_or(256 << 20)
+            .unwrap_or(128 << 20)
     })
 }
 
 /// `bytes` cut to whole staging blocks where that chunk is staged and `bytes` is over
 /// one block (a chunk a little over one block took two, which held half as many chunks
-/// ahead); else `bytes`.
+/// ahead), and cut to the largest staged chunk where it is up to twice that (a 2x cap's
+/// 72 MB chunks staged as 32 MiB: 92-97 ms end to end against 110-118 unstaged);
+/// else `bytes`.
 pub(super) fn whole_blocks(bytes: usize) -> usize {
     let block = transfer_chunk_bytes();
     let blocks = bytes / block;
-    match blocks > 0 && stages(blocks) {
-        true => blocks * block,
-        false => bytes,
+    let most = staged_bytes() / block / STAGED_CHUNKS;
+    match blocks {
+        0 => bytes,
+        _ if stages(blocks) => blocks * block,
+        _ if most > 0 && blocks <= 2 * most => most * block,
+        _ => bytes,
     }
 }
 
@@ -304,8 +310,9 @@ impl CudaDevice {
 mod tests {
     use super::*;
 
-    /// A chunk the staging memory takes is cut to whole blocks; smaller chunks and
-    /// chunks too large to be staged stay as they are (checked without a GPU).
+    /// A chunk the staging memory takes is cut to whole blocks, one up to twice the
+    /// largest staged chunk to that; smaller chunks and chunks too large to be staged
+    /// stay as they are (checked without a GPU).
     #[test]
     fn staged_chunks_are_cut_to_whole_blocks() {
         let block = transfer_chunk_bytes();
@@ -315,10 +322,20 @@ mod tests {
         let over = block + block / 8;
         let staged = STAGED_CHUNKS <= most;
         assert_eq!(whole_blocks(over), if staged { block } else { over });
+        // Over the largest staged chunk, up to twice it: cut to it.
+        let largest = most / STAGED_CHUNKS;
         let twice = 2 * block + 12;
-        let staged = 2 * STAGED_CHUNKS <= most;
-        assert_eq!(whole_blocks(twice), if staged { 2 * block } else { twice });
-        let large = (most + 1) * block + 7;
+        let cut = match largest {
+            0 => twice,
+            1 => block,
+            _ => 2 * block,
+        };
+        assert_eq!(whole_blocks(twice), cut);
+        if largest > 0 {
+            assert_eq!(whole_blocks(2 * largest * block + 5), largest * block);
+        }
+        // Larger chunks are not staged, and stay as they are.
+        let large = (2 * largest + 1) * block + 7;
         assert_eq!(whole_blocks(large), large);
     }
 }
