@@ -334,6 +334,9 @@ fn copy_pieces(to: &mut [u8], pieces: &[&[u8]]) {
 /// A stretch of a copy: its target and its source, of one length.
 type Cut<'a> = (&'a mut [u8], &'a [u8]);
 
+/// Shares of a large host copy per thread of the pool (see [`copy_spread`]).
+const SHARES_PER_THREAD: usize = 4;
+
 /// Copies `pieces` one after another into the buffers `to`, filled in order (as long
 /// as the pieces together), as [`copy_pieces`] does into one buffer, with plain
 /// stores: targets the device reads soon after (the transfer buffers, the staging
@@ -343,18 +346,22 @@ type Cut<'a> = (&'a mut [u8], &'a [u8]);
 fn copy_spread(to: Vec<&mut [u8]>, pieces: &[&[u8]]) {
     const SMALL: usize = 256 << 10;
     let total: usize = to.iter().map(|buffer| buffer.len()).sum();
-    // As a team: each thread of the current pool takes one contiguous share of the
-    // bytes, all at once. Slices of 64-256 KB taken by rayon's threads as they came
-    // moved 33 GB/s a device into the transfer buffers of two H200s at once, shares
-    // ~40 (R-MAT 24 on both: uploads 48-49 against 40-44 ms); one device alone alike.
-    let threads = match total <= SMALL {
+    // As a team: the current pool's threads take contiguous shares of the bytes, four
+    // a thread, in order as each is free. Slices of 64-256 KB taken by rayon's
+    // threads as they came moved 33 GB/s a device into the transfer buffers of two
+    // H200s at once, one share a thread ~40 (R-MAT 24 on both: uploads 48-49 against
+    // 40-44 ms); but with one share a thread a thread held up elsewhere (the caller's
+    // other thread waiting on the device on a core of the pool's) delayed the whole
+    // copy: four a thread took R-MAT 24's upload on one H200 from 76-77 to 64-65 ms
+    // (docs/performance-log.md, thirty-third session).
+    let count = match total <= SMALL {
         true => 1,
-        false => rayon::current_num_threads().max(1),
+        false => rayon::current_num_threads().max(1) * SHARES_PER_THREAD,
     };
-    let share = total.div_ceil(threads).next_multiple_of(64);
+    let share = total.div_ceil(count).next_multiple_of(64);
     // The targets and the pieces cut where they meet and at the shares' boundaries,
     // each cut filed under its share.
-    let mut shares: Vec<Vec<Cut<'_>>> = (0..threads).map(|_| Vec::new()).collect();
+    let mut shares: Vec<Vec<Cut<'_>>> = (0..count).map(|_| Vec::new()).collect();
     let (mut at, mut targets) = (0, to.into_iter());
     let mut target: &mut [u8] = &mut [];
     for piece in pieces {
@@ -368,7 +375,7 @@ fn copy_spread(to: Vec<&mut [u8]>, pieces: &[&[u8]]) {
             }
             let take = piece.len().min(target.len()).min(share - at % share);
             let (head, tail) = std::mem::take(&mut target).split_at_mut(take);
-            shares[(at / share).min(threads - 1)].push((head, &piece[..take]));
+            shares[(at / share).min(count - 1)].push((head, &piece[..take]));
             (target, piece, at) = (tail, &piece[take..], at + take);
         }
     }
@@ -377,14 +384,15 @@ fn copy_spread(to: Vec<&mut [u8]>, pieces: &[&[u8]]) {
             t.copy_from_slice(f);
         }
     };
-    if threads == 1 {
+    if count == 1 {
         return shares.into_iter().for_each(copy);
     }
     let shares: Vec<Mutex<Vec<Cut<'_>>>> = shares.into_iter().map(Mutex::new).collect();
-    rayon::broadcast(|thread| {
-        let mut mine = shares[thread.index()]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    rayon::broadcast(|_| loop {
+        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let Some(share) = shares.get(i) else { break };
+        let mut mine = share.lock().unwrap_or_else(|e| e.into_inner());
         copy(std::mem::take(&mut *mine));
     });
 }
