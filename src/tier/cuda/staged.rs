@@ -20,8 +20,8 @@ use crate::{Error, Result};
 /// the host's last-level cache from the host's copy to the device's, which then runs at
 /// the bus's speed: at a 4x cap (3.2 GB of edges) 108-111 ms end to end against 114-117
 /// through 512 MiB with non-temporal stores (thirty-second session); on H200 hosts
-/// with 300 MiB of L3 a ring of four 32 MiB blocks fed the device at 49.7-54.7 GB/s,
-/// one of eight at 35.6-44.9 (thirty-third; docs/performance-log.md).
+/// with 300 MiB of L3 a ring of four 32 MiB blocks fed the device at 49.9-54.7 GB/s,
+/// one of eight at 35.5-44.9 (thirty-third; docs/performance-log.md).
 fn staged_bytes() -> usize {
     static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *BYTES.get_or_init(|| {
@@ -35,8 +35,8 @@ fn staged_bytes() -> usize {
 /// `bytes` cut to whole staging blocks where that chunk is staged and `bytes` is over
 /// one block (a chunk a little over one block took two, which held half as many chunks
 /// ahead), and cut to the largest staged chunk where it is up to twice that (a 2x cap's
-/// 72 MB chunks staged as 32 MiB: 92-97 ms end to end against 110-118 unstaged);
-/// else `bytes`.
+/// 72 MB chunks staged as 32 MiB: 92-97 ms end to end, against 121-127 unstaged and
+/// 110-118 as 64 MiB in 256 MiB of blocks); else `bytes`.
 pub(super) fn whole_blocks(bytes: usize) -> usize {
     let block = transfer_chunk_bytes();
     let blocks = bytes / block;
