@@ -350,10 +350,10 @@ fn copy_spread(to: Vec<&mut [u8]>, pieces: &[&[u8]]) {
     // a thread, in order as each is free. Slices of 64-256 KB taken by rayon's
     // threads as they came moved 33 GB/s a device into the transfer buffers of two
     // H200s at once, one share a thread ~40 (R-MAT 24 on both: uploads 48-49 against
-    // 40-44 ms); but with one share a thread a thread held up elsewhere (the caller's
-    // other thread waiting on the device on a core of the pool's) delayed the whole
-    // copy: four a thread took R-MAT 24's upload on one H200 from 76-77 to 64-65 ms
-    // (docs/performance-log.md, thirty-third session).
+    // 40-44 ms); but with one share a thread a thread held up elsewhere (likely by the
+    // caller's other thread spinning on the device on a core of the pool's) delayed the
+    // whole copy: four a thread took R-MAT 24's upload on one H200 from 76-77 to 64-65
+    // ms (docs/performance-log.md, thirty-third session).
     let count = match total <= SMALL {
         true => 1,
         false => rayon::current_num_threads().max(1) * SHARES_PER_THREAD,
