@@ -39,21 +39,20 @@ fn staged_bytes() -> usize {
 /// 110-118 as 64 MiB in 256 MiB of blocks); else `bytes`.
 pub(super) fn whole_blocks(bytes: usize) -> usize {
     let block = transfer_chunk_bytes();
-    let blocks = bytes / block;
-    let most = staged_bytes() / block / STAGED_CHUNKS;
-    match blocks {
+    let largest = largest_staged_blocks();
+    match bytes / block {
         0 => bytes,
-        _ if stages(blocks) => blocks * block,
-        _ if most > 0 && blocks <= 2 * most => most * block,
+        blocks if blocks <= largest => blocks * block,
+        blocks if blocks <= 2 * largest => largest * block,
         _ => bytes,
     }
 }
 
-/// Whether a chunk of `blocks` staging blocks is staged: only where the staging memory
-/// holds [`STAGED_CHUNKS`] of them (R-MAT 24 at a 3.2 GB cap, chunks of 213 MB: no gain;
-/// R-MAT 26 at 12.4 GB, 403 MB: 680 against 432 ms).
-fn stages(blocks: usize) -> bool {
-    blocks * STAGED_CHUNKS <= staged_bytes() / transfer_chunk_bytes()
+/// The most staging blocks a staged chunk takes: chunks are staged only where the
+/// staging memory holds [`STAGED_CHUNKS`] of them (R-MAT 24 at a 3.2 GB cap, chunks of
+/// 213 MB: no gain; R-MAT 26 at 12.4 GB, 403 MB: 680 against 432 ms).
+fn largest_staged_blocks() -> usize {
+    staged_bytes() / transfer_chunk_bytes() / STAGED_CHUNKS
 }
 
 /// Chunks the staging memory holds at least for chunks to be staged at all.
@@ -175,7 +174,7 @@ impl CudaDevice {
         let size = transfer_chunk_bytes();
         let need = total.div_ceil(size);
         let most = staged_bytes() / size;
-        if !stages(need) {
+        if need > largest_staged_blocks() {
             return Ok(None);
         }
         let mut staged = CudaStaged {
