@@ -1113,6 +1113,24 @@ union ParamCell {
     u64: u64,
 }
 
+/// An event recorded on the second stream behind some copies (`mark_beside`),
+/// destroyed when dropped.
+pub(crate) struct SideMark(sys::CUevent);
+
+// SAFETY: a CUDA event is a handle of its context's, usable from any thread that binds
+// that context (`await_mark` does); the mark is only moved, never shared.
+unsafe impl Send for SideMark {}
+
+impl Drop for SideMark {
+    fn drop(&mut self) {
+        // SAFETY: made in `mark_beside` and destroyed once, here; a wait already
+        // enqueued on it keeps what it needs.
+        unsafe {
+            let _ = result::event::destroy(self.0);
+        }
+    }
+}
+
 impl gpu::Device for CudaDevice {
     type Memory = CudaMemory;
     type Handle = sys::CUdeviceptr;
@@ -1121,6 +1139,7 @@ impl gpu::Device for CudaDevice {
     /// A staging slot (16 bytes) of the mapped page.
     type HostWords = StagingSlot;
     type Staged = CudaStaged;
+    type BesideMark = SideMark;
     const STAGES: bool = true;
 
     fn injected_error(&self, what: &str, fault: crate::testing::DriverFault) -> Error {
@@ -1325,6 +1344,33 @@ impl gpu::Device for CudaDevice {
     fn await_beside(&self) -> Result<()> {
         // SAFETY (both): the streams live as long as the context.
         self.with_side(|side| unsafe { self.stream_after(self.stream(), side.stream) })
+    }
+
+    fn mark_beside(&self) -> Result<Option<SideMark>> {
+        self.with_side(|side| {
+            let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
+                .map_err(self.err("cuEventCreate"))?;
+            let mark = SideMark(event);
+            // SAFETY: the stream lives as long as the context; the event was made above.
+            unsafe { result::event::record(mark.0, side.stream) }
+                .map_err(self.err("cuEventRecord on the second stream"))?;
+            Ok(Some(mark))
+        })
+    }
+
+    fn await_mark(&self, mark: SideMark) -> Result<()> {
+        self.context.bind()?;
+        // SAFETY: the main stream lives as long as the context; the event was recorded
+        // in `mark_beside` and is destroyed when `mark` drops, after the wait is
+        // enqueued (the driver keeps what the wait needs).
+        unsafe {
+            result::stream::wait_event(
+                self.stream(),
+                mark.0,
+                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )
+        }
+        .map_err(self.err("cuStreamWaitEvent on a marked copy"))
     }
 
     fn read(&self, memory: &CudaMemory, offset: usize, out: &mut [u8]) -> Result<()> {

@@ -62,6 +62,8 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     type HostWords;
     /// Host bytes copied ahead into the tier's page-locked memory (see `stage`).
     type Staged: Send + 'static;
+    /// A point in the second queue's copies (see `mark_beside`).
+    type BesideMark: Send;
     /// Whether `stage` may stage anything (where not, callers leave out the code
     /// around it).
     const STAGES: bool = false;
@@ -138,6 +140,15 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     fn await_beside(&self) -> Result<()> {
         Ok(())
     }
+    /// A mark behind the copies of the `write_beside` and `write_staged` calls that
+    /// have returned, for [`Device::await_mark`]; None where those copies are over
+    /// when the calls return.
+    fn mark_beside(&self) -> Result<Option<Self::BesideMark>> {
+        Ok(None)
+    }
+    /// Makes work issued to the main queue from now on wait for the copies before
+    /// `mark` (not for those issued since).
+    fn await_mark(&self, mark: Self::BesideMark) -> Result<()>;
     /// Reads `out.len()` bytes from byte `offset` (blocking).
     fn read(&self, memory: &Self::Memory, offset: usize, out: &mut [u8]) -> Result<()>;
     /// Starts copying the u32 at byte `offset` to the host once the work issued so far
@@ -692,6 +703,20 @@ impl<D: Device> Gpu<D> {
     fn await_beside(&self) -> Result<()> {
         self.driver("waiting for copies beside other work", || {
             self.device.await_beside()
+        })
+    }
+
+    /// See [`Device::mark_beside`].
+    pub(crate) fn mark_beside(&self) -> Result<Option<D::BesideMark>> {
+        self.driver("marking copies beside other work", || {
+            self.device.mark_beside()
+        })
+    }
+
+    /// See [`Device::await_mark`].
+    pub(crate) fn await_mark(&self, mark: D::BesideMark) -> Result<()> {
+        self.driver("waiting for marked copies beside other work", || {
+            self.device.await_mark(mark)
         })
     }
 

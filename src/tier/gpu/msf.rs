@@ -19,6 +19,7 @@ mod filter;
 pub(crate) mod labels;
 pub(crate) mod partitions;
 pub(crate) mod resident;
+mod ring;
 pub(crate) mod split;
 
 use super::{Arg, Device, DeviceBuffer, Gpu, ProgramKind};

@@ -335,6 +335,8 @@ impl gpu::Device for OpenClDevice {
     type HostWords = std::convert::Infallible;
     /// None: host edges are written from the caller's memory (`write_beside`).
     type Staged = std::convert::Infallible;
+    /// None: `write_beside` returns once its copies are over.
+    type BesideMark = std::convert::Infallible;
 
     fn injected_error(&self, what: &str, fault: DriverFault) -> Error {
         let code = match fault {
@@ -430,6 +432,10 @@ impl gpu::Device for OpenClDevice {
 
     fn write_staged(&self, staged: Self::Staged, _: &mut [gpu::Filling<'_, Self>]) -> Result<()> {
         match staged {}
+    }
+
+    fn await_mark(&self, mark: Self::BesideMark) -> Result<()> {
+        match mark {}
     }
 
     fn write_beside(&self, fillings: &mut [gpu::Filling<'_, Self>]) -> Result<()> {

@@ -5,11 +5,11 @@
 //! partition's room, when the forest and its survivors are solved as a graph of their
 //! own (that chunk goes through the next partition's filter). The forest's ends,
 //! weights and positions in the whole list are gathered on the device (no trip through
-//! the host, no second upload), and host edges go up a chunk ahead on the device's
-//! second queue while the device filters or solves, staged in page-locked memory by a
-//! thread of their own where the tier can (`gpu/staging.rs`).
+//! the host, no second upload). Host edges after the first partition go up on the
+//! device's second queue into a ring of slots (`ring.rs`) filled by a thread of their
+//! own while the device filters or solves, staged in page-locked memory by another
+//! where the tier can (`gpu/staging.rs`).
 
-use std::collections::VecDeque;
 use std::ops::Range;
 
 use super::filter::{Filter, WeightKeys};
@@ -17,6 +17,7 @@ use super::resident::{
     check_host_call, edge_bytes, input_bytes, key_kind, msf_config, solve_uploaded, EdgeArrays,
     Finding, HostIds, ResidentOutcome, Work,
 };
+use super::ring::{Filled, Ring, StopRing, RING_SLOTS};
 use super::{DeviceProblem, DeviceTimings, Stopwatch};
 use crate::tier::gpu::staging::{Staging, StopOnDrop};
 use crate::tier::gpu::{bytes_of, Arg, Device, DeviceBuffer, Filling, Gpu, ProgramKind};
@@ -68,7 +69,7 @@ fn copy_edges<D: Device, W: Element>(
 
 /// The fillings that copy edges `range` of host arrays `u`, `v`, `weights` into the
 /// first elements of `into`.
-fn host_fillings<'a, D: Device, W: Element>(
+pub(super) fn host_fillings<'a, D: Device, W: Element>(
     into: &'a mut EdgeArrays<D, W>,
     (u, v, weights): (&'a [u32], &'a [u32], Option<&'a [W]>),
     range: Range<usize>,
@@ -109,7 +110,7 @@ struct Sizes {
 }
 
 impl Sizes {
-    /// A solve's working set beside two chunks uploaded ahead (host edges) and its
+    /// A solve's working set beside the ring's slots (host edges) and its
     /// survivors' positions fills the memory of `fit` edges' working sets; the room
     /// left beside the largest forest (n - 1 edges) takes at least one chunk. (The
     /// filter's own buffers, held while no solve runs, take less than a solve's working
@@ -131,7 +132,11 @@ impl Sizes {
         // A quarter of the room: chunks 2x or 8x as large took as long at a 4x cap.
         let mut chunk = (fit / 4).clamp(1, 1 << 25);
         loop {
-            let ahead = if host { 2 * chunk as u64 * raw } else { 0 };
+            let ahead = if host {
+                RING_SLOTS as u64 * chunk as u64 * raw
+            } else {
+                0
+            };
             let most = (memory.saturating_sub(ahead) / (working + 8)) as usize;
             if most >= n + chunk || chunk == 1 {
                 if host {
@@ -340,86 +345,6 @@ pub(crate) struct Partitions<'t, D: Device, W> {
     timings: DeviceTimings,
 }
 
-/// Runs `work` while `upload`'s host edges (if any) go up on the device's second
-/// queue into buffers of their own (from `staging`'s copy of them if it has one, else
-/// from the list on another thread): `work`'s result and those buffers.
-fn beside<D: Device, W: Element, R>(
-    tier: &Gpu<D>,
-    n: usize,
-    upload: Option<Fresh<'_, D, W>>,
-    staging: &Staging,
-    work: impl FnOnce() -> Result<R>,
-) -> Result<(R, Option<EdgeArrays<D, W>>)> {
-    let Some(Fresh {
-        source: Source::Host { u, v, weights },
-        range,
-    }) = upload
-    else {
-        return Ok((work()?, None));
-    };
-    let len = range.len();
-    let mut into = EdgeArrays {
-        num_vertices: n,
-        u: tier.alloc::<u32>(len)?,
-        v: tier.alloc::<u32>(len)?,
-        weights: weights.map(|_| tier.alloc::<W>(len)).transpose()?,
-        kept: true,
-    };
-    let pieces = host_fillings(&mut into, (u, v, weights), range.clone());
-    let (mut work, mut done) = (Some(work), None);
-    upload_beside(tier, pieces, (staging, &range), &mut || {
-        if let Some(work) = work.take() {
-            done = Some(work()?);
-        }
-        Ok(())
-    })?;
-    let done = done.ok_or_else(|| Error::internal("a partition's work did not run"))?;
-    Ok((done, Some(into)))
-}
-
-/// Runs `work` while `pieces` (edges `range` of the list) go up on the device's second
-/// queue: from `staging`'s copy of them where it has one, else copied on another
-/// thread (one copy of this code for every weight type).
-fn upload_beside<D: Device>(
-    tier: &Gpu<D>,
-    mut pieces: Vec<Filling<'_, D>>,
-    (staging, range): (&Staging, &Range<usize>),
-    work: &mut dyn FnMut() -> Result<()>,
-) -> Result<()> {
-    let staged = match D::STAGES {
-        true => crate::profile::span("partitions: wait for a staged chunk", || {
-            staging.next(range)
-        })?,
-        false => None,
-    };
-    tier.prepare_beside()?;
-    let (done, uploaded) = match staged {
-        Some(staged) => {
-            let uploaded = match staged.downcast::<D::Staged>() {
-                Ok(staged) => tier.write_staged(*staged, &mut pieces),
-                Err(_) => Err(Error::internal("edges staged by another kind of device")),
-            };
-            (uploaded.as_ref().map_or(Ok(()), |()| work()), uploaded)
-        }
-        None => std::thread::scope(|scope| {
-            let uploading = scope.spawn(move || tier.write_beside(&mut pieces));
-            let done = work();
-            let uploaded = crate::profile::span("partitions: wait for the upload", || {
-                uploading.join().unwrap_or_else(|_| {
-                    Err(Error::internal("the thread uploading a partition panicked"))
-                })
-            });
-            (done, uploaded)
-        }),
-    };
-    // The main queue's work from here on reads the uploaded edges, or frees their
-    // buffers (on every path: a free must not overtake a copy still running).
-    let awaited = tier.await_beside();
-    done?;
-    uploaded?;
-    awaited
-}
-
 impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
     /// Partitions of a graph whose weights are stored as W, solved by `solver`, of key
     /// kind `kind` (see [`solve_as`]).
@@ -480,24 +405,26 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
         );
         let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(tier, weighted)))?;
         let staging = Staging::new();
-        std::thread::scope(|scope| {
-            // On every way out of here, before the scope waits for the thread.
+        // Slots for the host chunks after the first partition (none for device lists).
+        let chunks_after = (m - m.min(first + sizes.most)).div_ceil(sizes.chunk);
+        let ring = match list {
+            None if chunks_after > 0 => Some(Ring::<D, W>::new(
+                tier,
+                n,
+                (RING_SLOTS.min(chunks_after), sizes.chunk),
+                weighted,
+            )?),
+            _ => None,
+        };
+        let outcome = std::thread::scope(|scope| {
+            // On every way out of here, before the scope waits for the threads.
             let _stopping = StopOnDrop(&staging);
-            // Host chunks uploaded ahead (at most two at once, the one being filtered
-            // included), and where the next one starts.
-            let mut ahead: VecDeque<EdgeArrays<D, W>> = VecDeque::new();
-            let mut uploaded = m.min(first + sizes.most);
-            let next_upload = |uploaded: &mut usize, held: usize| {
-                (list.is_none() && *uploaded < m && held < 2).then(|| {
-                    let range = *uploaded..m.min(*uploaded + sizes.chunk);
-                    *uploaded = range.end;
-                    fresh(range)
-                })
-            };
+            let _stopping_ring = ring.as_ref().map(StopRing);
+            let end_of_first = m.min(first + sizes.most);
 
             // The first partition: the list's first edges, nothing carried.
-            let mut arrays = self.arrays(uploaded - first, weighted)?;
-            match fresh(first..uploaded) {
+            let mut arrays = self.arrays(end_of_first - first, weighted)?;
+            match fresh(first..end_of_first) {
                 Fresh {
                     source: Source::Host { u, v, weights },
                     range,
@@ -513,30 +440,28 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
                 } => copy_edges(tier, list, range, &mut arrays, 0)?,
             }
             // The later host chunks are staged ahead on a thread of their own (after the
-            // first partition's upload, which it would slow: 1.6 GB cap, 10 -> 21 ms).
-            if let (Source::Host { u, v, weights }, true) =
-                (&whole.source, D::STAGES && uploaded < m)
-            {
-                let mut arrays = vec![(bytes_of(u), 4), (bytes_of(v), 4)];
-                arrays.extend(weights.map(|w| (bytes_of(w), W::DTYPE.size())));
-                staging.start(scope, tier, arrays, uploaded..m, sizes.chunk);
+            // first partition's upload, which it would slow: 1.6 GB cap, 10 -> 21 ms),
+            // and go up into the ring's slots from another as slots come free.
+            if let (Source::Host { u, v, weights }, Some(ring)) = (&whole.source, &ring) {
+                if D::STAGES {
+                    let mut arrays = vec![(bytes_of(u), 4), (bytes_of(v), 4)];
+                    arrays.extend(weights.map(|w| (bytes_of(w), W::DTYPE.size())));
+                    staging.start(scope, tier, arrays, end_of_first..m, sizes.chunk);
+                }
+                let (staging, list) = (&staging, (*u, *v, *weights));
+                let ranges = (end_of_first..m)
+                    .step_by(sizes.chunk)
+                    .map(move |start| start..m.min(start + sizes.chunk));
+                scope.spawn(move || ring.fill(tier, list, ranges, staging));
             }
-            let mut start = uploaded;
-            let upload = next_upload(&mut uploaded, 0);
-            match self.solve(
-                &program,
-                arrays,
-                0,
-                Own::From(first),
-                (upload, &staging),
-                adjacency,
-            )? {
-                Ok(staged) => ahead.extend(staged),
-                Err(finding) => return Ok(Err(finding)),
+            let mut start = end_of_first;
+            if let Err(finding) = self.solve(&program, arrays, 0, Own::From(first), adjacency)? {
+                return Ok(Err(finding));
             }
 
             // Then the forest so far and the next chunks' survivors, as often as they fill
-            // a partition.
+            // a partition; a chunk whose survivors did not fit opens the next one.
+            let mut pending: Option<Filled<D>> = None;
             while start < m {
                 let carried = self.count;
                 let room = sizes.most.saturating_sub(carried);
@@ -559,31 +484,37 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
                 let mut listed = tier.alloc::<u64>(room)?;
                 let mut kept = 0;
                 while start < m && kept < room {
-                    let len = sizes.chunk.min(m - start);
-                    let staged = ahead.pop_front();
-                    let upload = next_upload(&mut uploaded, ahead.len() + 1);
-                    let (from, first) = match (&staged, list) {
-                        (Some(staged), _) => (staged.args(), 0),
-                        (None, Some(list)) => (list.args(), start),
+                    let (from, first, len, filled) = match (&ring, list) {
+                        (Some(ring), _) => {
+                            let filled = match pending.take() {
+                                Some(filled) => filled,
+                                None => ring.next(tier)?,
+                            };
+                            if filled.range.start != start {
+                                return Err(Error::internal(format!(
+                                    "edges {:?} came up where {start} was next",
+                                    filled.range
+                                )));
+                            }
+                            (ring.args(filled.slot), 0, filled.range.len(), Some(filled))
+                        }
+                        (None, Some(list)) => {
+                            (list.args(), start, sizes.chunk.min(m - start), None)
+                        }
                         (None, None) => {
                             return Err(Error::internal(
-                                "a partition's host edges were not uploaded ahead",
+                                "a partition's host edges have no slots to go up into",
                             ))
                         }
                     };
-                    let (count, next) = beside(tier, n, upload, &staging, || {
-                        crate::profile::span("partitions: filter", || {
-                            filter.select(tier, &program, (&from, first, len))
-                        })
+                    let count = crate::profile::span("partitions: filter", || {
+                        filter.select(tier, &program, (&from, first, len))
                     })?;
-                    ahead.extend(next);
                     if kept + count > room {
                         // Its survivors do not fit beside the partition's: the chunk
                         // stays on the device for the next partition's filter (whose
                         // room holds a chunk).
-                        if let Some(staged) = staged {
-                            ahead.push_front(staged);
-                        }
+                        pending = filled;
                         break;
                     }
                     filter.gather(
@@ -593,6 +524,9 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
                         (arrays.args(), carried + kept),
                         (&listed, kept),
                     )?;
+                    if let (Some(ring), Some(filled)) = (&ring, filled) {
+                        ring.release(filled.slot);
+                    }
                     kept += count;
                     start += len;
                 }
@@ -615,21 +549,21 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
                     weights.set_len(carried + kept);
                 }
                 listed.set_len(kept);
-                let upload = next_upload(&mut uploaded, ahead.len());
-                match self.solve(
-                    &program,
-                    arrays,
-                    carried,
-                    Own::Listed(listed),
-                    (upload, &staging),
-                    adjacency,
-                )? {
-                    Ok(staged) => ahead.extend(staged),
-                    Err(finding) => return Ok(Err(finding)),
+                if let Err(finding) =
+                    self.solve(&program, arrays, carried, Own::Listed(listed), adjacency)?
+                {
+                    return Ok(Err(finding));
                 }
             }
             Ok(Ok(()))
-        })
+        });
+        // The slots are freed on the main queue: only behind the copies into them.
+        let awaited = match ring {
+            Some(_) => tier.await_beside(),
+            None => Ok(()),
+        };
+        let outcome = outcome?;
+        awaited.map(|()| outcome)
     }
 
     /// Arrays for `len` edges of the partitions' graph (kept whole by the solve: the
@@ -685,30 +619,24 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
     }
 
     /// Solves `arrays`, the forest carried so far (its first `carried` edges) followed
-    /// by edges at `own` (`program`: the partitions' MSF kernels), while `upload` (host
-    /// edges, from `staging`'s copy where it has one) goes up into buffers of their own
-    /// beside the work: those buffers, or the device's finding if a check fails.
+    /// by edges at `own` (`program`: the partitions' MSF kernels); the device's finding
+    /// if a check fails.
     pub(super) fn solve(
         &mut self,
         program: &D::Program,
         arrays: EdgeArrays<D, W>,
         carried: usize,
         own: Own<D>,
-        (upload, staging): (Option<Fresh<'_, D, W>>, &Staging),
         adjacency: Adjacency,
-    ) -> Result<std::result::Result<Option<EdgeArrays<D, W>>, Finding>> {
+    ) -> Result<std::result::Result<(), Finding>> {
         let tier = self.tier;
         let (n, m) = (self.num_vertices, arrays.u.len());
         let weighted = arrays.weights.is_some();
         check_host_call::<D, W>(tier, n, m, &self.work, weighted)?;
         let solver = self.solver;
-        let ((arrays, outcome, ids), next) = beside(tier, n, upload, staging, || {
-            crate::profile::span("partitions: solve", || {
-                solver(tier, arrays, &self.work, adjacency, &mut self.watch)
-            })
+        let (arrays, outcome, ids) = crate::profile::span("partitions: solve", || {
+            solver(tier, arrays, &self.work, adjacency, &mut self.watch)
         })?;
-        // What the kernels did not hide of the next chunk's upload.
-        let upload_left = self.watch.lap();
         let (count, mut timings, sum) = match outcome {
             Ok(found) => found,
             // The carried forest's edges passed their checks before: the bad edge is
@@ -724,7 +652,6 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
                 ));
             }
         };
-        timings.upload_ms += upload_left;
         self.last = ids.map(|ids| Solved { arrays, ids, count });
         self.count = count;
         self.sum = sum;
@@ -761,7 +688,7 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
         };
         timings.download_ms += self.watch.lap();
         self.timings.add(&timings);
-        Ok(Ok(next))
+        Ok(Ok(()))
     }
 
     /// The forest's positions in the whole list, ascending (into `ids`, room made

@@ -24,7 +24,6 @@ use super::partitions::{
 use super::resident::{
     host_edges_that_fit, key_kind, msf_config, EdgeArrays, Finding, HostIds, Work,
 };
-use crate::tier::gpu::staging::Staging;
 use crate::tier::gpu::{Device, DeviceBuffer, Gpu, ProgramKind};
 use crate::types::Element;
 use crate::{Error, Result};
@@ -373,13 +372,11 @@ impl<D: Device, S: Element> DevicePart for RangePart<'_, '_, D, S> {
         // device's copies of it are done.
         tier.finish()?;
         drop(right);
-        let staging = Staging::new();
         match parts.solve(
             &program,
             arrays,
             carried,
             Own::Listed(listed),
-            (None, &staging),
             self.share.adjacency,
         )? {
             Ok(_) => Ok(()),
