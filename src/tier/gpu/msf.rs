@@ -58,7 +58,10 @@ pub(crate) enum DeviceKeys<'a> {
 /// the device's work and the forest's count), and only their sum is the call's time.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DeviceTimings {
-    /// Host arrays to device buffers, with the device's checks and keys.
+    /// Host arrays to device buffers, with the device's checks and keys. In partitions
+    /// (a graph over the device memory it may use), the first partition's upload: the
+    /// later chunks go up while the device filters and solves, and the filter's waits
+    /// for them count as compute.
     pub upload_ms: f64,
     /// The algorithm's kernels and per-round reads of counters.
     pub compute_ms: f64,
