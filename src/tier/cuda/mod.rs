@@ -978,28 +978,42 @@ impl CudaDevice {
     /// # Safety
     /// Both streams are live streams of the context.
     unsafe fn stream_after(&self, waiter: sys::CUstream, waited: sys::CUstream) -> Result<()> {
+        // SAFETY (both): the caller's promise.
+        let mark = unsafe { self.mark_on(waited) }?;
+        unsafe { self.wait_for(waiter, &mark) }
+    }
+
+    /// An event recorded on `stream` behind the work issued to it so far (the context
+    /// is bound).
+    ///
+    /// # Safety
+    /// `stream` is a live stream of the context.
+    unsafe fn mark_on(&self, stream: sys::CUstream) -> Result<SideMark> {
         let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
             .map_err(self.err("cuEventCreate"))?;
-        // SAFETY: the streams are live (the caller's promise); the event was made
-        // above and is destroyed below, after the wait is enqueued (the driver keeps
-        // what the wait needs).
-        let outcome = unsafe {
-            result::event::record(event, waited)
-                .map_err(self.err("cuEventRecord"))
-                .and_then(|()| {
-                    result::stream::wait_event(
-                        waiter,
-                        event,
-                        sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
-                    )
-                    .map_err(self.err("cuStreamWaitEvent"))
-                })
-        };
-        // SAFETY: made above; no longer recorded.
+        let mark = SideMark(event);
+        // SAFETY: the stream is live (the caller's promise); the event was made above.
+        unsafe { result::event::record(mark.0, stream) }.map_err(self.err("cuEventRecord"))?;
+        Ok(mark)
+    }
+
+    /// Makes work issued to `waiter` from now on wait for `mark` (the context is
+    /// bound; the mark may be dropped once this returns: the driver keeps what the
+    /// wait needs).
+    ///
+    /// # Safety
+    /// `waiter` is a live stream of the context.
+    unsafe fn wait_for(&self, waiter: sys::CUstream, mark: &SideMark) -> Result<()> {
+        // SAFETY: the stream is live (the caller's promise); the event is `mark`'s,
+        // recorded in `mark_on` and not destroyed before `mark` drops.
         unsafe {
-            let _ = result::event::destroy(event);
+            result::stream::wait_event(
+                waiter,
+                mark.0,
+                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )
         }
-        outcome
+        .map_err(self.err("cuStreamWaitEvent"))
     }
 
     /// Copies every filling's pieces into transfer buffer 0 and issues their device
@@ -1113,8 +1127,8 @@ union ParamCell {
     u64: u64,
 }
 
-/// An event recorded on the second stream behind some copies (`mark_beside`),
-/// destroyed when dropped.
+/// An event recorded on a stream behind the work issued to it (`mark_on`; the second
+/// stream's copies for `mark_beside`), destroyed when dropped.
 pub(crate) struct SideMark(sys::CUevent);
 
 // SAFETY: a CUDA event is a handle of its context's, usable from any thread that binds
@@ -1123,8 +1137,8 @@ unsafe impl Send for SideMark {}
 
 impl Drop for SideMark {
     fn drop(&mut self) {
-        // SAFETY: made in `mark_beside` and destroyed once, here; a wait already
-        // enqueued on it keeps what it needs.
+        // SAFETY: made in `mark_on` and destroyed once, here; a wait already enqueued
+        // on it keeps what it needs.
         unsafe {
             let _ = result::event::destroy(self.0);
         }
@@ -1347,30 +1361,14 @@ impl gpu::Device for CudaDevice {
     }
 
     fn mark_beside(&self) -> Result<Option<SideMark>> {
-        self.with_side(|side| {
-            let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
-                .map_err(self.err("cuEventCreate"))?;
-            let mark = SideMark(event);
-            // SAFETY: the stream lives as long as the context; the event was made above.
-            unsafe { result::event::record(mark.0, side.stream) }
-                .map_err(self.err("cuEventRecord on the second stream"))?;
-            Ok(Some(mark))
-        })
+        // SAFETY: the second stream lives as long as the context.
+        self.with_side(|side| unsafe { self.mark_on(side.stream) }.map(Some))
     }
 
     fn await_mark(&self, mark: SideMark) -> Result<()> {
         self.context.bind()?;
-        // SAFETY: the main stream lives as long as the context; the event was recorded
-        // in `mark_beside` and is destroyed when `mark` drops, after the wait is
-        // enqueued (the driver keeps what the wait needs).
-        unsafe {
-            result::stream::wait_event(
-                self.stream(),
-                mark.0,
-                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
-            )
-        }
-        .map_err(self.err("cuStreamWaitEvent on a marked copy"))
+        // SAFETY: the main stream lives as long as the context.
+        unsafe { self.wait_for(self.stream(), &mark) }
     }
 
     fn read(&self, memory: &CudaMemory, offset: usize, out: &mut [u8]) -> Result<()> {

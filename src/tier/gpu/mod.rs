@@ -707,14 +707,14 @@ impl<D: Device> Gpu<D> {
     }
 
     /// See [`Device::mark_beside`].
-    pub(crate) fn mark_beside(&self) -> Result<Option<D::BesideMark>> {
+    fn mark_beside(&self) -> Result<Option<D::BesideMark>> {
         self.driver("marking copies beside other work", || {
             self.device.mark_beside()
         })
     }
 
     /// See [`Device::await_mark`].
-    pub(crate) fn await_mark(&self, mark: D::BesideMark) -> Result<()> {
+    fn await_mark(&self, mark: D::BesideMark) -> Result<()> {
         self.driver("waiting for marked copies beside other work", || {
             self.device.await_mark(mark)
         })

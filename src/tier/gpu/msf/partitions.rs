@@ -405,8 +405,10 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
         );
         let program = tier.program(ProgramKind::Msf(msf_config::<D, W>(tier, weighted)))?;
         let staging = Staging::new();
-        // Slots for the host chunks after the first partition (none for device lists).
-        let chunks_after = (m - m.min(first + sizes.most)).div_ceil(sizes.chunk);
+        // The first partition's end, and slots for the host chunks after it (none for
+        // device lists).
+        let end_of_first = m.min(first + sizes.most);
+        let chunks_after = (m - end_of_first).div_ceil(sizes.chunk);
         let ring = match list {
             None if chunks_after > 0 => Some(Ring::<D, W>::new(
                 tier,
@@ -420,7 +422,6 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
             // On every way out of here, before the scope waits for the threads.
             let _stopping = StopOnDrop(&staging);
             let _stopping_ring = ring.as_ref().map(StopRing);
-            let end_of_first = m.min(first + sizes.most);
 
             // The first partition: the list's first edges, nothing carried.
             let mut arrays = self.arrays(end_of_first - first, weighted)?;
