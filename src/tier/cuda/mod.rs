@@ -988,10 +988,10 @@ impl CudaDevice {
     ///
     /// # Safety
     /// `stream` is a live stream of the context.
-    unsafe fn mark_on(&self, stream: sys::CUstream) -> Result<SideMark> {
+    unsafe fn mark_on(&self, stream: sys::CUstream) -> Result<EventMark> {
         let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
             .map_err(self.err("cuEventCreate"))?;
-        let mark = SideMark(event);
+        let mark = EventMark(event);
         // SAFETY: the stream is live (the caller's promise); the event was made above.
         unsafe { result::event::record(mark.0, stream) }.map_err(self.err("cuEventRecord"))?;
         Ok(mark)
@@ -1003,7 +1003,7 @@ impl CudaDevice {
     ///
     /// # Safety
     /// `waiter` is a live stream of the context.
-    unsafe fn wait_for(&self, waiter: sys::CUstream, mark: &SideMark) -> Result<()> {
+    unsafe fn wait_for(&self, waiter: sys::CUstream, mark: &EventMark) -> Result<()> {
         // SAFETY: the stream is live (the caller's promise); the event is `mark`'s,
         // recorded in `mark_on` and not destroyed before `mark` drops.
         unsafe {
@@ -1127,15 +1127,16 @@ union ParamCell {
     u64: u64,
 }
 
-/// An event recorded on a stream behind the work issued to it (`mark_on`; the second
-/// stream's copies for `mark_beside`), destroyed when dropped.
-pub(crate) struct SideMark(sys::CUevent);
+/// An event recorded on a stream behind the work issued to it (`mark_on`: the second
+/// stream's copies for `mark_beside`, the main stream's work for `mark_main`),
+/// destroyed when dropped.
+pub(crate) struct EventMark(sys::CUevent);
 
 // SAFETY: a CUDA event is a handle of its context's, usable from any thread that binds
 // that context (`await_mark` does); the mark is only moved, never shared.
-unsafe impl Send for SideMark {}
+unsafe impl Send for EventMark {}
 
-impl Drop for SideMark {
+impl Drop for EventMark {
     fn drop(&mut self) {
         // SAFETY: made in `mark_on` and destroyed once, here; a wait already enqueued
         // on it keeps what it needs.
@@ -1153,7 +1154,7 @@ impl gpu::Device for CudaDevice {
     /// A staging slot (16 bytes) of the mapped page.
     type HostWords = StagingSlot;
     type Staged = CudaStaged;
-    type BesideMark = SideMark;
+    type Mark = EventMark;
     const STAGES: bool = true;
 
     fn injected_error(&self, what: &str, fault: crate::testing::DriverFault) -> Error {
@@ -1360,15 +1361,26 @@ impl gpu::Device for CudaDevice {
         self.with_side(|side| unsafe { self.stream_after(self.stream(), side.stream) })
     }
 
-    fn mark_beside(&self) -> Result<Option<SideMark>> {
+    fn mark_beside(&self) -> Result<Option<EventMark>> {
         // SAFETY: the second stream lives as long as the context.
         self.with_side(|side| unsafe { self.mark_on(side.stream) }.map(Some))
     }
 
-    fn await_mark(&self, mark: SideMark) -> Result<()> {
+    fn await_mark(&self, mark: EventMark) -> Result<()> {
         self.context.bind()?;
         // SAFETY: the main stream lives as long as the context.
         unsafe { self.wait_for(self.stream(), &mark) }
+    }
+
+    fn mark_main(&self) -> Result<Option<EventMark>> {
+        self.context.bind()?;
+        // SAFETY: the main stream lives as long as the context.
+        unsafe { self.mark_on(self.stream()) }.map(Some)
+    }
+
+    fn beside_after(&self, mark: EventMark) -> Result<()> {
+        // SAFETY: the second stream lives as long as the context.
+        self.with_side(|side| unsafe { self.wait_for(side.stream, &mark) })
     }
 
     fn read(&self, memory: &CudaMemory, offset: usize, out: &mut [u8]) -> Result<()> {

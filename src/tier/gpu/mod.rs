@@ -62,8 +62,8 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     type HostWords;
     /// Host bytes copied ahead into the tier's page-locked memory (see `stage`).
     type Staged: Send + 'static;
-    /// A point in the second queue's copies (see `mark_beside`).
-    type BesideMark: Send;
+    /// A point in one of the device's queues (see `mark_beside`, `mark_main`).
+    type Mark: Send;
     /// Whether `stage` may stage anything (where not, callers leave out the code
     /// around it).
     const STAGES: bool = false;
@@ -143,12 +143,21 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     /// A mark behind the copies of the `write_beside` and `write_staged` calls that
     /// have returned, for [`Device::await_mark`]; None where those copies are over
     /// when the calls return.
-    fn mark_beside(&self) -> Result<Option<Self::BesideMark>> {
+    fn mark_beside(&self) -> Result<Option<Self::Mark>> {
         Ok(None)
     }
     /// Makes work issued to the main queue from now on wait for the copies before
     /// `mark` (not for those issued since).
-    fn await_mark(&self, mark: Self::BesideMark) -> Result<()>;
+    fn await_mark(&self, mark: Self::Mark) -> Result<()>;
+    /// A mark behind the work issued to the main queue so far, for
+    /// [`Device::beside_after`]; None where the tier has none (its callers then
+    /// `prepare_beside`).
+    fn mark_main(&self) -> Result<Option<Self::Mark>> {
+        Ok(None)
+    }
+    /// Makes the copies of `write_beside` and `write_staged` calls from now on follow
+    /// the main queue's work before `mark` (not the work issued since).
+    fn beside_after(&self, mark: Self::Mark) -> Result<()>;
     /// Reads `out.len()` bytes from byte `offset` (blocking).
     fn read(&self, memory: &Self::Memory, offset: usize, out: &mut [u8]) -> Result<()>;
     /// Starts copying the u32 at byte `offset` to the host once the work issued so far
@@ -707,16 +716,30 @@ impl<D: Device> Gpu<D> {
     }
 
     /// See [`Device::mark_beside`].
-    fn mark_beside(&self) -> Result<Option<D::BesideMark>> {
+    fn mark_beside(&self) -> Result<Option<D::Mark>> {
         self.driver("marking copies beside other work", || {
             self.device.mark_beside()
         })
     }
 
     /// See [`Device::await_mark`].
-    fn await_mark(&self, mark: D::BesideMark) -> Result<()> {
+    fn await_mark(&self, mark: D::Mark) -> Result<()> {
         self.driver("waiting for marked copies beside other work", || {
             self.device.await_mark(mark)
+        })
+    }
+
+    /// See [`Device::mark_main`].
+    fn mark_main(&self) -> Result<Option<D::Mark>> {
+        self.driver("marking the device's work so far", || {
+            self.device.mark_main()
+        })
+    }
+
+    /// See [`Device::beside_after`].
+    fn beside_after(&self, mark: D::Mark) -> Result<()> {
+        self.driver("ordering copies after marked work", || {
+            self.device.beside_after(mark)
         })
     }
 

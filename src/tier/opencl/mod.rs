@@ -336,7 +336,7 @@ impl gpu::Device for OpenClDevice {
     /// None: host edges are written from the caller's memory (`write_beside`).
     type Staged = std::convert::Infallible;
     /// None: `write_beside` returns once its copies are over.
-    type BesideMark = std::convert::Infallible;
+    type Mark = std::convert::Infallible;
 
     fn injected_error(&self, what: &str, fault: DriverFault) -> Error {
         let code = match fault {
@@ -434,7 +434,11 @@ impl gpu::Device for OpenClDevice {
         match staged {}
     }
 
-    fn await_mark(&self, mark: Self::BesideMark) -> Result<()> {
+    fn await_mark(&self, mark: Self::Mark) -> Result<()> {
+        match mark {}
+    }
+
+    fn beside_after(&self, mark: Self::Mark) -> Result<()> {
         match mark {}
     }
 

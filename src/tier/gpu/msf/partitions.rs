@@ -526,7 +526,7 @@ impl<'t, D: Device, W: Element> Partitions<'t, D, W> {
                         (&listed, kept),
                     )?;
                     if let (Some(ring), Some(filled)) = (&ring, filled) {
-                        ring.release(filled.slot);
+                        ring.release(tier, filled.slot)?;
                     }
                     kept += count;
                     start += len;

@@ -1,8 +1,10 @@
 //! Host chunks on their way to the partitions' filter: a few slots of device memory,
 //! filled in list order by a thread of their own as the filter frees them, so that the
-//! device's copies go on while it solves a partition (a copy waits only for a free
-//! slot). Each filled slot carries a mark behind its own copies: the filter of a chunk
-//! waits for that mark alone, not for the copies issued after it.
+//! device's copies go on while it solves a partition. Marks order the two queues slot by
+//! slot: a freed slot carries a mark behind the main queue's last work that reads it
+//! (its copies wait for that alone, not for a solve issued after it), and a filled slot
+//! a mark behind its own copies (the filter of a chunk waits for that alone, not for the
+//! copies issued after it).
 
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -35,8 +37,9 @@ pub(super) struct Ring<D: Device, W> {
 
 /// Where the slots stand.
 struct State<D: Device> {
-    /// Slots the filter is done with, to fill next.
-    free: VecDeque<usize>,
+    /// Slots the filter is done with, to fill next, each with a mark behind the main
+    /// queue's work that reads it (None: the tier has no marks).
+    free: VecDeque<(usize, Option<D::Mark>)>,
     /// Filled slots in list order, not yet taken by the filter.
     filled: VecDeque<Filled<D>>,
     /// The filling thread's error, once it failed.
@@ -51,7 +54,7 @@ struct State<D: Device> {
 pub(super) struct Filled<D: Device> {
     pub slot: usize,
     pub range: Range<usize>,
-    mark: Option<D::BesideMark>,
+    mark: Option<D::Mark>,
 }
 
 impl<D: Device, W: Element> Ring<D, W> {
@@ -73,10 +76,15 @@ impl<D: Device, W: Element> Ring<D, W> {
                 }))
             })
             .collect::<Result<Vec<_>>>()?;
+        // The first copies into each slot follow its allocation (queued on the main
+        // queue where the tier's pool orders them).
+        let free = (0..count)
+            .map(|slot| Ok((slot, tier.mark_main()?)))
+            .collect::<Result<VecDeque<_>>>()?;
         Ok(Ring {
             slots,
             state: Mutex::new(State {
-                free: (0..count).collect(),
+                free,
                 filled: VecDeque::new(),
                 failed: None,
                 ended: false,
@@ -117,8 +125,8 @@ impl<D: Device, W: Element> Ring<D, W> {
                     state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
                 }
             };
-            let Some(slot) = slot else { break };
-            let issued = self.issue(tier, slot, (u, v, weights), range.clone(), staging);
+            let Some((slot, freed)) = slot else { break };
+            let issued = self.issue(tier, (slot, freed), (u, v, weights), range.clone(), staging);
             let mut state = self.state();
             match issued {
                 Ok(mark) => state.filled.push_back(Filled { slot, range, mark }),
@@ -132,24 +140,30 @@ impl<D: Device, W: Element> Ring<D, W> {
         }
     }
 
-    /// Issues the copies of edges `range` into `slot`: a mark behind them.
+    /// Issues the copies of edges `range` into `slot`, behind the main queue's work
+    /// before `freed` (or all of it so far, where None): a mark behind them.
     fn issue(
         &self,
         tier: &Gpu<D>,
-        slot: usize,
+        (slot, freed): (usize, Option<D::Mark>),
         list: (&[u32], &[u32], Option<&[W]>),
         range: Range<usize>,
         staging: &Staging,
-    ) -> Result<Option<D::BesideMark>> {
+    ) -> Result<Option<D::Mark>> {
         let staged = match D::STAGES {
             true => crate::profile::span("partitions: wait for a staged chunk", || {
                 staging.next(&range)
             })?,
             false => None,
         };
-        // The copies follow the main queue's work so far: the last filter of the chunk
-        // the slot held among it (it was issued before the slot came free).
-        tier.prepare_beside()?;
+        // The copies follow the last work that reads the slot (the filter of the chunk
+        // it held, issued before the slot came free): only that where the tier marks
+        // it, so that a solve issued since runs beside them (dense 22 at an 800 MB cap:
+        // the copies stopped for every solve and the staging behind them filled).
+        match freed {
+            Some(mark) => tier.beside_after(mark)?,
+            None => tier.prepare_beside()?,
+        }
         let mut into = self.slots[slot].lock().unwrap_or_else(|e| e.into_inner());
         let mut pieces = host_fillings(&mut into, list, range);
         match staged.map(|staged| staged.downcast::<D::Staged>()) {
@@ -194,10 +208,13 @@ impl<D: Device, W: Element> Ring<D, W> {
             .args()
     }
 
-    /// Gives `slot` back for filling (the work that reads it is issued).
-    pub(super) fn release(&self, slot: usize) {
-        self.state().free.push_back(slot);
+    /// Gives `slot` back for filling (the work that reads it is issued), marked behind
+    /// that work.
+    pub(super) fn release(&self, tier: &Gpu<D>, slot: usize) -> Result<()> {
+        let mark = tier.mark_main()?;
+        self.state().free.push_back((slot, mark));
         self.changed.notify_all();
+        Ok(())
     }
 
     /// Stops the filling thread (at its next slot).
