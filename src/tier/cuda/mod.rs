@@ -972,15 +972,17 @@ impl CudaDevice {
         }
     }
 
-    /// Makes work issued to `waiter` from now on wait for the work issued to `waited`
-    /// so far (the context is bound).
-    ///
-    /// # Safety
-    /// Both streams are live streams of the context.
-    unsafe fn stream_after(&self, waiter: sys::CUstream, waited: sys::CUstream) -> Result<()> {
-        // SAFETY (both): the caller's promise.
-        let mark = unsafe { self.mark_on(waited) }?;
-        unsafe { self.wait_for(waiter, &mark) }
+    /// A mark behind the work issued to the main stream so far.
+    fn main_mark(&self) -> Result<EventMark> {
+        self.context.bind()?;
+        // SAFETY: the main stream lives as long as the context.
+        unsafe { self.mark_on(self.stream()) }
+    }
+
+    /// A mark behind the copies issued to the second stream so far.
+    fn side_mark(&self) -> Result<EventMark> {
+        // SAFETY: the second stream lives as long as the context.
+        self.with_side(|side| unsafe { self.mark_on(side.stream) })
     }
 
     /// An event recorded on `stream` behind the work issued to it so far (the context
@@ -1252,7 +1254,8 @@ impl gpu::Device for CudaDevice {
     unsafe fn follow(&self, queue: *mut std::ffi::c_void) -> Result<()> {
         self.context.bind()?;
         // SAFETY: the caller's stream is live (the caller's promise).
-        unsafe { self.stream_after(self.stream(), queue as sys::CUstream) }
+        let mark = unsafe { self.mark_on(queue as sys::CUstream) }?;
+        self.await_mark(mark)
     }
 
     fn native_handles(&self) -> gpu::NativeHandles {
@@ -1352,18 +1355,15 @@ impl gpu::Device for CudaDevice {
     }
 
     fn prepare_beside(&self) -> Result<()> {
-        // SAFETY (both): the streams live as long as the context.
-        self.with_side(|side| unsafe { self.stream_after(side.stream, self.stream()) })
+        self.beside_after(self.main_mark()?)
     }
 
     fn await_beside(&self) -> Result<()> {
-        // SAFETY (both): the streams live as long as the context.
-        self.with_side(|side| unsafe { self.stream_after(self.stream(), side.stream) })
+        self.await_mark(self.side_mark()?)
     }
 
     fn mark_beside(&self) -> Result<Option<EventMark>> {
-        // SAFETY: the second stream lives as long as the context.
-        self.with_side(|side| unsafe { self.mark_on(side.stream) }.map(Some))
+        self.side_mark().map(Some)
     }
 
     fn await_mark(&self, mark: EventMark) -> Result<()> {
@@ -1373,9 +1373,7 @@ impl gpu::Device for CudaDevice {
     }
 
     fn mark_main(&self) -> Result<Option<EventMark>> {
-        self.context.bind()?;
-        // SAFETY: the main stream lives as long as the context.
-        unsafe { self.mark_on(self.stream()) }.map(Some)
+        self.main_mark().map(Some)
     }
 
     fn beside_after(&self, mark: EventMark) -> Result<()> {

@@ -28,9 +28,15 @@ use crate::{Error, Result};
 /// (docs/performance-log.md, thirty-fourth session).
 pub(super) const RING_SLOTS: usize = 6;
 
-/// The slots, and which chunk each holds.
+/// The slots' arrays, and where the slots stand.
 pub(super) struct Ring<D: Device, W> {
     slots: Vec<Mutex<EdgeArrays<D, W>>>,
+    states: SlotStates<D>,
+}
+
+/// Where the slots stand, and the signal that that changed (apart from the slots'
+/// arrays: this code is built once per device kind, not per weight size too).
+struct SlotStates<D: Device> {
     state: Mutex<State<D>>,
     changed: Condvar,
 }
@@ -78,25 +84,10 @@ impl<D: Device, W: Element> Ring<D, W> {
             .collect::<Result<Vec<_>>>()?;
         // The first copies into each slot follow its allocation (queued on the main
         // queue where the tier's pool orders them).
-        let free = (0..count)
-            .map(|slot| Ok((slot, tier.mark_main()?)))
-            .collect::<Result<VecDeque<_>>>()?;
         Ok(Ring {
+            states: SlotStates::new(tier, count)?,
             slots,
-            state: Mutex::new(State {
-                free,
-                filled: VecDeque::new(),
-                failed: None,
-                ended: false,
-                stopped: false,
-            }),
-            changed: Condvar::new(),
         })
-    }
-
-    fn state(&self) -> MutexGuard<'_, State<D>> {
-        // A panic while holding the lock leaves a consistent state (plain fields).
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Fills the slots with edges `ranges` of the host list `(u, v, weights)` in order,
@@ -111,32 +102,15 @@ impl<D: Device, W: Element> Ring<D, W> {
         staging: &Staging,
     ) {
         // However the loop ends (a panic too), the filter stops waiting for it.
-        let _ended = EndOnDrop(self);
+        let _ended = EndOnDrop(&self.states);
         for range in ranges {
-            let slot = {
-                let mut state = self.state();
-                loop {
-                    if state.stopped {
-                        break None;
-                    }
-                    if let Some(slot) = state.free.pop_front() {
-                        break Some(slot);
-                    }
-                    state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
-                }
+            let Some((slot, freed)) = self.states.free() else {
+                break;
             };
-            let Some((slot, freed)) = slot else { break };
             let issued = self.issue(tier, (slot, freed), (u, v, weights), range.clone(), staging);
-            let mut state = self.state();
-            match issued {
-                Ok(mark) => state.filled.push_back(Filled { slot, range, mark }),
-                Err(error) => {
-                    state.failed = Some(error);
-                    break;
-                }
+            if !self.states.issued(slot, range, issued) {
+                break;
             }
-            drop(state);
-            self.changed.notify_all();
         }
     }
 
@@ -177,6 +151,89 @@ impl<D: Device, W: Element> Ring<D, W> {
     /// The next filled slot in list order, once its copies are issued; the main queue's
     /// work from here on waits for them.
     pub(super) fn next(&self, tier: &Gpu<D>) -> Result<Filled<D>> {
+        self.states.next(tier)
+    }
+
+    /// The arguments of the edges in `slot`.
+    pub(super) fn args(&self, slot: usize) -> EdgeArgs<D> {
+        self.slots[slot]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .args()
+    }
+
+    /// Gives `slot` back for filling (the work that reads it is issued), marked behind
+    /// that work.
+    pub(super) fn release(&self, tier: &Gpu<D>, slot: usize) -> Result<()> {
+        self.states.release(tier, slot)
+    }
+
+    /// Stops the filling thread (at its next slot).
+    pub(super) fn stop(&self) {
+        self.states.update(|state| state.stopped = true);
+    }
+}
+
+impl<D: Device> SlotStates<D> {
+    /// `count` free slots, each marked behind its allocation.
+    fn new(tier: &Gpu<D>, count: usize) -> Result<Self> {
+        let mut free = VecDeque::with_capacity(count);
+        for slot in 0..count {
+            free.push_back((slot, tier.mark_main()?));
+        }
+        Ok(SlotStates {
+            state: Mutex::new(State {
+                free,
+                filled: VecDeque::new(),
+                failed: None,
+                ended: false,
+                stopped: false,
+            }),
+            changed: Condvar::new(),
+        })
+    }
+
+    fn state(&self) -> MutexGuard<'_, State<D>> {
+        // A panic while holding the lock leaves a consistent state (plain fields).
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Changes the state and wakes the other side.
+    fn update(&self, change: impl FnOnce(&mut State<D>)) {
+        change(&mut self.state());
+        self.changed.notify_all();
+    }
+
+    /// The next free slot and its mark, waiting for one; None once the filter stopped.
+    fn free(&self) -> Option<(usize, Option<D::Mark>)> {
+        let mut state = self.state();
+        loop {
+            if state.stopped {
+                return None;
+            }
+            if let Some(free) = state.free.pop_front() {
+                return Some(free);
+            }
+            state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Files what issuing edges `range` into `slot` gave: its mark, or the error the
+    /// filter gets instead (false: the filling stops).
+    fn issued(&self, slot: usize, range: Range<usize>, issued: Result<Option<D::Mark>>) -> bool {
+        let mut went = true;
+        self.update(|state| match issued {
+            Ok(mark) => state.filled.push_back(Filled { slot, range, mark }),
+            Err(error) => {
+                state.failed = Some(error);
+                went = false;
+            }
+        });
+        went
+    }
+
+    /// See [`Ring::next`].
+    fn next(&self, tier: &Gpu<D>) -> Result<Filled<D>> {
         let mut filled = crate::profile::span("partitions: wait for a filled slot", || {
             let mut state = self.state();
             loop {
@@ -200,37 +257,20 @@ impl<D: Device, W: Element> Ring<D, W> {
         Ok(filled)
     }
 
-    /// The arguments of the edges in `slot`.
-    pub(super) fn args(&self, slot: usize) -> EdgeArgs<D> {
-        self.slots[slot]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .args()
-    }
-
-    /// Gives `slot` back for filling (the work that reads it is issued), marked behind
-    /// that work.
-    pub(super) fn release(&self, tier: &Gpu<D>, slot: usize) -> Result<()> {
+    /// See [`Ring::release`].
+    fn release(&self, tier: &Gpu<D>, slot: usize) -> Result<()> {
         let mark = tier.mark_main()?;
-        self.state().free.push_back((slot, mark));
-        self.changed.notify_all();
+        self.update(|state| state.free.push_back((slot, mark)));
         Ok(())
-    }
-
-    /// Stops the filling thread (at its next slot).
-    pub(super) fn stop(&self) {
-        self.state().stopped = true;
-        self.changed.notify_all();
     }
 }
 
 /// Marks a [`Ring`]'s filling as ended when dropped: on every way out of its loop.
-struct EndOnDrop<'a, D: Device, W: Element>(&'a Ring<D, W>);
+struct EndOnDrop<'a, D: Device>(&'a SlotStates<D>);
 
-impl<D: Device, W: Element> Drop for EndOnDrop<'_, D, W> {
+impl<D: Device> Drop for EndOnDrop<'_, D> {
     fn drop(&mut self) {
-        self.0.state().ended = true;
-        self.0.changed.notify_all();
+        self.0.update(|state| state.ended = true);
     }
 }
 
