@@ -972,13 +972,6 @@ impl CudaDevice {
         }
     }
 
-    /// A mark behind the work issued to the main stream so far.
-    fn main_mark(&self) -> Result<EventMark> {
-        self.context.bind()?;
-        // SAFETY: the main stream lives as long as the context.
-        unsafe { self.mark_on(self.stream()) }
-    }
-
     /// A mark behind the copies issued to the second stream so far.
     fn side_mark(&self) -> Result<EventMark> {
         // SAFETY: the second stream lives as long as the context.
@@ -1354,10 +1347,6 @@ impl gpu::Device for CudaDevice {
         self.write_staged_pieces(staged, into)
     }
 
-    fn prepare_beside(&self) -> Result<()> {
-        self.beside_after(self.main_mark()?)
-    }
-
     fn await_beside(&self) -> Result<()> {
         self.await_mark(self.side_mark()?)
     }
@@ -1373,7 +1362,9 @@ impl gpu::Device for CudaDevice {
     }
 
     fn mark_main(&self) -> Result<Option<EventMark>> {
-        self.main_mark().map(Some)
+        self.context.bind()?;
+        // SAFETY: the main stream lives as long as the context.
+        unsafe { self.mark_on(self.stream()) }.map(Some)
     }
 
     fn beside_after(&self, mark: EventMark) -> Result<()> {

@@ -131,7 +131,8 @@ pub(crate) trait Device: Send + Sync + Sized + 'static {
     fn write_staged(&self, staged: Self::Staged, into: &mut [Filling<'_, Self>]) -> Result<()>;
     /// Makes the copies of `write_beside` calls from now on follow the work issued to
     /// the main queue so far (buffer allocations among it; a buffer recycled from a
-    /// release may still be in use there): by default, waits for it.
+    /// release may still be in use there): by default, waits for it. For tiers without
+    /// marks; where `mark_main` gives one, `beside_after` orders the copies instead.
     fn prepare_beside(&self) -> Result<()> {
         self.finish()
     }

@@ -199,9 +199,10 @@ impl<D: Device> SlotStates<D> {
     }
 
     /// Changes the state and wakes the other side.
-    fn update(&self, change: impl FnOnce(&mut State<D>)) {
-        change(&mut self.state());
+    fn update<R>(&self, change: impl FnOnce(&mut State<D>) -> R) -> R {
+        let changed = change(&mut self.state());
         self.changed.notify_all();
+        changed
     }
 
     /// The next free slot and its mark, waiting for one; None once the filter stopped.
@@ -221,15 +222,16 @@ impl<D: Device> SlotStates<D> {
     /// Files what issuing edges `range` into `slot` gave: its mark, or the error the
     /// filter gets instead (false: the filling stops).
     fn issued(&self, slot: usize, range: Range<usize>, issued: Result<Option<D::Mark>>) -> bool {
-        let mut went = true;
         self.update(|state| match issued {
-            Ok(mark) => state.filled.push_back(Filled { slot, range, mark }),
+            Ok(mark) => {
+                state.filled.push_back(Filled { slot, range, mark });
+                true
+            }
             Err(error) => {
                 state.failed = Some(error);
-                went = false;
+                false
             }
-        });
-        went
+        })
     }
 
     /// See [`Ring::next`].
