@@ -32,8 +32,9 @@
 #   bash scripts/device.sh devices   # there: forests split across GPUs (suite on every
 #                                    # tier, memcheck on CUDA; then R-MAT and random
 #                                    # graphs on one GPU against a split over all of
-#                                    # them: GRAPHS, CAPS (device memory caps), ROUNDS,
-#                                    # REPEAT); kind nvidia-h200-x2 (or -x4)
+#                                    # them: GRAPHS (also dense22, rmat26), CAPS (device
+#                                    # memory caps), ROUNDS, REPEAT; SUITES=0 skips the
+#                                    # suite and memcheck); kind nvidia-h200-x2 (or -x4)
 #   bash scripts/device.sh resident  # there: graphs and primitives in device memory:
 #                                    # tests/device_memory.rs on both GPU tiers (CUDA also
 #                                    # under compute-sanitizer memcheck), ffi-tests (C,
@@ -431,11 +432,13 @@ devices_there() {
     local status=0
     {
         nvidia-smi topo -m || true
-        echo "== devices suite (CUDA and OpenCL tiers)"
-        timeout -k 5 300 "$CARRY/bin/devices" --nocapture 2>&1 | grep -vE '^test .* ok$' || status=1
-        echo "== compute-sanitizer memcheck: devices on CUDA"
-        GPUMST_TEST_TIERS=cuda timeout -k 5 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
-            "$CARRY/bin/devices" --test-threads 1 2>&1 | tail -4 || status=1
+        if [ "${SUITES:-1}" != 0 ]; then
+            echo "== devices suite (CUDA and OpenCL tiers)"
+            timeout -k 5 300 "$CARRY/bin/devices" --nocapture 2>&1 | grep -vE '^test .* ok$' || status=1
+            echo "== compute-sanitizer memcheck: devices on CUDA"
+            GPUMST_TEST_TIERS=cuda timeout -k 5 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+                "$CARRY/bin/devices" --test-threads 1 2>&1 | tail -4 || status=1
+        fi
         local work=/tmp/devices
         mkdir -p "$work"
         local gen=(
@@ -443,18 +446,22 @@ devices_there() {
             "random22 random --vertices 4194304 --edges 33554432"
             "rmat24 rmat --scale 24 --edge-factor 16"
             "random24 random --vertices 16777216 --edges 134217728"
+            "dense22 random --vertices 4194304 --edges 268435456"
+            "rmat26 rmat --scale 26 --edge-factor 16"
         )
+        local graphs=${GRAPHS:-rmat22 random22 rmat24 random24}
         for g in "${gen[@]}"; do
             set -- $g
             local name=$1
             shift
+            [[ " $graphs " == *" $name "* ]] || continue
             [ -s "$work/$name.gmst" ] || "$CARRY/bin/gpumst" generate "$@" --seed 1 --out "$work/$name.gmst" >/dev/null
         done
         local all
         all=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
         echo "== one GPU (--devices 0) against all ($all), turns of ${ROUNDS:-2}; ms"
         for round in $(seq "${ROUNDS:-2}"); do
-            for name in ${GRAPHS:-rmat22 random22 rmat24 random24}; do
+            for name in $graphs; do
                 for cap in ${CAPS:-0}; do
                     for devices in 0 "$all"; do
                         # Split every graph here (the library splits from 2^24 edges

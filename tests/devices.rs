@@ -348,3 +348,59 @@ fn split_across_every_device_gives_the_one_device_forest() {
         }
     }
 }
+
+/// Splits from several threads at once, each thread with contexts of its own (every
+/// device, and device 0 listed twice): every forest is the one-device forest. Each
+/// call runs its devices' host copies on pools of threads of its own; on two GPUs a
+/// pool thread shared between calls took another call's part while it waited inside a
+/// copy, with that part's device context made current on it (the copy's next driver
+/// call then failed).
+#[test]
+fn concurrent_splits_give_the_one_device_forest() {
+    split_small_graphs();
+    let (n, m) = (3000, 120_000);
+    let (u, v) = random_graph(n, m, 29);
+    let mut s = Stream(43);
+    let w: Vec<u32> = (0..m).map(|_| s.below(500)).collect();
+    let graph = Graph::EdgeList {
+        num_vertices: n,
+        u: &u,
+        v: &v,
+        weights: Some(Weights::U32(&w)),
+    };
+    let expected = reference(n, &u, &v, Some(&w), false);
+    let total = reference_total(&expected.0, Some(&w));
+    let tiers: Vec<Tier> = common::gpu_contexts("devices", Options::default())
+        .iter()
+        .map(|ctx| ctx.tier())
+        .collect();
+    for tier in tiers {
+        let options = |devices| Options {
+            tier,
+            devices,
+            ..Options::default()
+        };
+        let contexts: Vec<Context> = (0..4)
+            .map(|t| match t % 2 {
+                0 => options(Devices::All),
+                _ => options(Devices::List(vec![0, 0])),
+            })
+            .map(|o| Context::new(&o).expect("a context like the suite's"))
+            .collect();
+        std::thread::scope(|scope| {
+            for (t, ctx) in contexts.iter().enumerate() {
+                let (graph, expected) = (&graph, &expected);
+                scope.spawn(move || {
+                    for round in 0..4 {
+                        let forest = msf(ctx, graph, Algorithm::Auto, false);
+                        let what = format!(
+                            "{tier} thread {t} ({} devices) round {round}",
+                            ctx.device_count()
+                        );
+                        check::<u32>(&what, &forest, expected, total);
+                    }
+                });
+            }
+        });
+    }
+}

@@ -66,7 +66,7 @@ impl CudaDevice {
             let buffer = unsafe { ring.buffer(k, len) };
             crate::profile::span("cuda: copy into a transfer buffer", || {
                 copy_pieces(buffer, &bytes)
-            });
+            })?;
             let mut at = 0;
             for (to, data) in fill {
                 // SAFETY: the caller keeps each device range inside its allocation; the

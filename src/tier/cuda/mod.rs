@@ -327,7 +327,7 @@ impl Drop for TransferRing {
 /// Copies `pieces` one after another into `to` (as long as they are together): on the
 /// calling thread when small (a fork and join of the pool costs more), else on every
 /// thread of the current pool at once, a contiguous share each.
-fn copy_pieces(to: &mut [u8], pieces: &[&[u8]]) {
+fn copy_pieces(to: &mut [u8], pieces: &[&[u8]]) -> Result<()> {
     copy_spread(vec![to], pieces)
 }
 
@@ -343,7 +343,25 @@ const SHARES_PER_THREAD: usize = 4;
 /// blocks) are then still in the host's last-level cache when it does. Non-temporal
 /// stores, which skip the cache, made a 4x-capped call 8-10% slower on an H200's
 /// host (docs/performance-log.md, thirty-second session).
-fn copy_spread(to: Vec<&mut [u8]>, pieces: &[&[u8]]) {
+///
+/// The thread's current context is current again when it returns: a pool thread
+/// waiting for the others runs other jobs of its pool meanwhile (rayon steals), and
+/// one of them may make another context current on it (a driver call of the caller's
+/// after the copy would then name a stream of a context not current: invalid).
+fn copy_spread(to: Vec<&mut [u8]>, pieces: &[&[u8]]) -> Result<()> {
+    let context = result::ctx::get_current().map_err(|e| cuda_error("cuCtxGetCurrent", e))?;
+    spread(to, pieces);
+    match context {
+        // SAFETY: the context was current on this thread before the copy, and its
+        // owner (the caller, which holds it) keeps it alive across the copy.
+        Some(context) => unsafe { result::ctx::set_current(context) }
+            .map_err(|e| cuda_error("cuCtxSetCurrent after a host copy", e)),
+        None => Ok(()),
+    }
+}
+
+/// [`copy_spread`]'s copy.
+fn spread(to: Vec<&mut [u8]>, pieces: &[&[u8]]) {
     const SMALL: usize = 256 << 10;
     let total: usize = to.iter().map(|buffer| buffer.len()).sum();
     // As a team: the current pool's threads take contiguous shares of the bytes, four
@@ -1055,7 +1073,7 @@ impl CudaDevice {
             }
             crate::profile::span("cuda: copy into a transfer buffer", || {
                 copy_pieces(&mut buffer[range.clone()], &sources)
-            });
+            })?;
             for (address, bytes) in copies {
                 // SAFETY: `DeviceBuffer::filling` kept the pieces inside their buffers;
                 // the transfer buffer is page-locked and is not written again before
@@ -1104,7 +1122,7 @@ impl CudaDevice {
             let buffer = unsafe { ring.buffer(k, target.len()) };
             crate::profile::span("cuda: copy out of a transfer buffer", || {
                 copy_pieces(target, &[buffer])
-            });
+            })?;
         }
         Ok(())
     }
@@ -1735,7 +1753,7 @@ mod tests {
         let mut blocks = vec![vec![0u8; 300_000]; 7];
         let targets: Vec<&mut [u8]> = blocks.iter_mut().map(|b| &mut b[..]).collect();
         let views: Vec<&[u8]> = pieces.iter().map(|p| &p[..]).collect();
-        copy_spread(targets, &views);
+        copy_spread(targets, &views).unwrap();
         assert_eq!(blocks.concat(), pieces.concat());
     }
 

@@ -207,7 +207,7 @@ impl CudaDevice {
         }
         crate::profile::span("cuda: stage a chunk in page-locked memory", || {
             copy_spread(targets, pieces)
-        });
+        })?;
         Ok(Some(staged))
     }
 

@@ -134,13 +134,13 @@ fn run_parts(
         slots: Mutex::new((0..p).map(|_| Slot::Waiting).collect()),
         changed: Condvar::new(),
     };
-    let pools = device_pools(p);
+    let pools = DevicePools::take(p);
     let outcomes: Vec<Result<Part>> = std::thread::scope(|scope| {
         let handles: Vec<_> = parts
             .into_iter()
             .enumerate()
             .map(|(d, part)| {
-                let (pool, mailbox) = (pools.get(d).cloned(), &mailbox);
+                let (pool, mailbox) = (pools.get(d), &mailbox);
                 scope.spawn(move || {
                     // However the part ends (a panic too), its left partner stops waiting.
                     let _unblock = FailsUnsent(mailbox, d);
@@ -256,23 +256,55 @@ impl Mailbox {
     }
 }
 
-/// A pool of host threads for each of `p` devices, a share of the cores each, made
-/// once and kept: each device's host copies run on threads of their own (R-MAT 24 on
-/// two H200s: both uploads together 85 ms on one shared pool, 45 ms on a pool each),
-/// and making the threads took a millisecond a call. Empty where the threads cannot be made (the
-/// devices then share rayon's pool).
-fn device_pools(p: usize) -> Vec<Arc<rayon::ThreadPool>> {
-    static POOLS: Mutex<Vec<Arc<rayon::ThreadPool>>> = Mutex::new(Vec::new());
-    let threads = (rayon::current_num_threads() / p).max(1);
-    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
-    pools.retain(|pool| pool.current_num_threads() == threads);
-    while pools.len() < p {
-        match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-            Ok(pool) => pools.push(Arc::new(pool)),
-            Err(_) => return Vec::new(),
+/// A pool of host threads for each of `p` devices, a share of the cores each, taken
+/// for one call and given back when it ends: each device's host copies run on threads
+/// of their own (R-MAT 24 on two H200s: both uploads together 85 ms on one shared
+/// pool, 45 ms on a pool each), and making the threads took a millisecond a call.
+/// A call's pools are its own: a pool thread waiting inside a parallel copy runs other
+/// jobs of its pool meanwhile, and another call's part run there would make its own
+/// device's context current on the thread under the waiting copy (two splits at once
+/// on two H200s failed so, a copy's stream not of the thread's context). Empty where
+/// the threads cannot be made (the devices then share rayon's pool).
+struct DevicePools(Vec<rayon::ThreadPool>);
+
+/// Pools given back by finished calls, kept for the next (at most this many).
+const IDLE_POOLS_KEPT: usize = 8;
+static IDLE_POOLS: Mutex<Vec<rayon::ThreadPool>> = Mutex::new(Vec::new());
+
+impl DevicePools {
+    fn take(p: usize) -> DevicePools {
+        let threads = (rayon::current_num_threads() / p).max(1);
+        let mut taken = Vec::with_capacity(p);
+        {
+            let mut idle = IDLE_POOLS.lock().unwrap_or_else(|e| e.into_inner());
+            idle.retain(|pool| pool.current_num_threads() == threads);
+            while taken.len() < p {
+                match idle.pop() {
+                    Some(pool) => taken.push(pool),
+                    None => break,
+                }
+            }
         }
+        while taken.len() < p {
+            match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+                Ok(pool) => taken.push(pool),
+                Err(_) => return DevicePools(Vec::new()),
+            }
+        }
+        DevicePools(taken)
     }
-    pools[..p].to_vec()
+
+    fn get(&self, d: usize) -> Option<&rayon::ThreadPool> {
+        self.0.get(d)
+    }
+}
+
+impl Drop for DevicePools {
+    fn drop(&mut self) {
+        let mut idle = IDLE_POOLS.lock().unwrap_or_else(|e| e.into_inner());
+        let room = IDLE_POOLS_KEPT.saturating_sub(idle.len());
+        idle.extend(self.0.drain(..).take(room));
+    }
 }
 
 /// A device's forest gathered in its memory for a merge: its edges' ends and weights
