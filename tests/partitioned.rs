@@ -246,6 +246,52 @@ fn too_many_vertices_for_the_cap_is_out_of_memory() {
     }
 }
 
+/// A graph of many edges a vertex whose vertices alone do not leave room for partitions
+/// under the cap is refused with the least memory partitions would need; under a cap
+/// of that many bytes it is solved in partitions, within the cap.
+#[test]
+fn a_cap_too_small_for_partitions_names_the_least_that_would_do() {
+    let (n, m) = (20_000, 200_000);
+    let (u, v) = random_graph(n, m, 31);
+    let mut s = Stream(8);
+    let w: Vec<u32> = (0..m).map(|_| s.below(1000)).collect();
+    let graph = Graph::EdgeList {
+        num_vertices: n,
+        u: &u,
+        v: &v,
+        weights: Some(Weights::U32(&w)),
+    };
+    let expected = reference(n, &u, &v, Some(&w), false);
+    let total = reference_total(&expected.0, Some(&w));
+    for ctx in capped_gpu_tiers(LIMIT) {
+        let tier = ctx.tier();
+        let e = ctx.msf(&graph, &MsfOptions::default()).unwrap_err();
+        assert_eq!(e.status(), Status::OutOfMemory, "{}", e.message());
+        let least: u64 = e
+            .message()
+            .split("in partitions it would need at least ")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|bytes| bytes.parse().ok())
+            .unwrap_or_else(|| panic!("{tier}: no least size in: {}", e.message()));
+        assert!(least > LIMIT, "{tier}: {least} bytes, the cap is {LIMIT}");
+        let capped = Context::new(&Options {
+            tier,
+            device_memory_limit: least,
+            ..Options::default()
+        })
+        .unwrap();
+        let forest = msf(&capped, &graph, Algorithm::Auto, false);
+        check::<u32>(
+            &format!("{tier} at {least} bytes"),
+            &forest,
+            &expected,
+            total,
+            least,
+        );
+    }
+}
+
 /// The cap of the device-memory tests: the caller's arrays count against it, so it
 /// leaves about as much beside them as `LIMIT` leaves the host arrays' partitions.
 const DEVICE_LIMIT: u64 = 1_000_000;

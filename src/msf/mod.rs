@@ -329,6 +329,14 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
     // forest (each partition then brings at least n - 1 new edges); otherwise one call
     // refuses the graph with the sizes.
     let in_partitions = m > fit && fit >= 2 * n.max(1);
+    // A graph over the device's memory that partitions cannot take either: the refusal
+    // also says how much memory partitions would need.
+    let refused = |e: Error| match m > fit {
+        true => {
+            resident::with_least_for_partitions::<W>(e, (n, m), algorithm, weights.is_some(), 0)
+        }
+        false => e,
+    };
     if algorithm == Algorithm::Prim && !in_partitions {
         let order = prepare::KeyOrder::of(options);
         let problem = DeviceProblem {
@@ -342,7 +350,8 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
         };
         let (positions, timings) = profile::span("device solve", || {
             gpu::msf::solve(tier, &problem, algorithm)
-        })?;
+        })
+        .map_err(refused)?;
         let forest = profile::span("forest edge ids", || {
             chosen_ids(m, |e| positions[e] != 0, ids)
         })?;
@@ -416,7 +425,8 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
             weights: weights.as_ref().map(|w| &w[..]),
         };
         resident::solve_host(tier, &edges, &work, device_adjacency)
-    })?;
+    })
+    .map_err(refused)?;
     match outcome {
         ResidentOutcome::Forest {
             timings,

@@ -159,8 +159,17 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
         let theirs = m as u64 * input_bytes::<W>(weighted) + 8 * capacity as u64;
         let memory = tier.settings.global_memory.saturating_sub(theirs);
         let fit = edges_that_fit::<D, W>(tier, n, algorithm, weighted, memory);
-        if fit < 2 * n.max(1) || fit >= m {
+        if fit >= m {
             return Err(too_large);
+        }
+        if fit < 2 * n.max(1) {
+            return Err(with_least_for_partitions::<W>(
+                too_large,
+                (n, m),
+                algorithm,
+                weighted,
+                theirs,
+            ));
         }
         return solve_in_partitions(tier, &arrays, ids.as_mut(), &request.work, fit, adjacency);
     }
@@ -514,18 +523,50 @@ fn edges_that_fit<D: Device, W: Element>(
     weighted: bool,
     memory: u64,
 ) -> usize {
-    let (_, per_vertex) = working_set(algorithm, key_bytes::<W>(weighted));
-    // Gpumst's own copies: the weights as uploaded, and a forest id per vertex at most;
-    // in partitions also the carried forest's positions in the whole list, one per
-    // vertex at most, held while the next partition is solved.
     let per_edge = edge_bytes::<W>(algorithm, weighted);
-    let fixed = n as u64 * (per_vertex + 8 + 8);
+    let fixed = vertex_bytes::<W>(n, algorithm, weighted);
     if fixed >= memory {
         return 0;
     }
     let by_memory = (memory - fixed) / per_edge;
     let by_allocation = tier.settings.max_allocation / largest_buffer_per_edge(algorithm);
     by_memory.min(by_allocation).min(usize::MAX as u64) as usize
+}
+
+/// Device bytes for the vertices of a graph of `n` (beside its edges): the algorithm's
+/// per-vertex arrays, a forest id per vertex at most and, in partitions, the carried
+/// forest's positions in the whole list (one per vertex at most), held while the next
+/// partition is solved.
+fn vertex_bytes<W: Element>(n: usize, algorithm: Algorithm, weighted: bool) -> u64 {
+    let (_, per_vertex) = working_set(algorithm, key_bytes::<W>(weighted));
+    n as u64 * (per_vertex + 8 + 8)
+}
+
+/// `refusal` (a graph of `n` vertices and `m` edges over the device's memory in one piece) with the
+/// least memory in which partitions would take it: the vertices' arrays and room for
+/// twice a forest (each partition must bring more edges than the forest it carries),
+/// beside `theirs` (the caller's arrays, when in device memory). A cap too small for
+/// the vertices otherwise reads as if the whole graph had to fit.
+pub(crate) fn with_least_for_partitions<W: Element>(
+    refusal: Error,
+    (n, m): (usize, usize),
+    algorithm: Algorithm,
+    weighted: bool,
+    theirs: u64,
+) -> Error {
+    // Partitions take less memory than one piece only for more than twice a forest.
+    if refusal.status() != crate::Status::OutOfMemory || m <= 2 * n.max(1) {
+        return refusal;
+    }
+    let edges = 2 * n.max(1) as u64 * edge_bytes::<W>(algorithm, weighted);
+    let least = vertex_bytes::<W>(n, algorithm, weighted) + edges + theirs;
+    Error::new(
+        crate::Status::OutOfMemory,
+        format!(
+            "{}; in partitions it would need at least {least} bytes (the vertices' arrays and room for twice a forest)",
+            refusal.message()
+        ),
+    )
 }
 
 /// What a device MSF computes, wherever its arrays came from.
