@@ -542,11 +542,11 @@ fn vertex_bytes<W: Element>(n: usize, algorithm: Algorithm, weighted: bool) -> u
     n as u64 * (per_vertex + 8 + 8)
 }
 
-/// `refusal` (a graph of `n` vertices and `m` edges over the device's memory in one piece) with the
-/// least memory in which partitions would take it: the vertices' arrays and room for
-/// twice a forest (each partition must bring more edges than the forest it carries),
-/// beside `theirs` (the caller's arrays, when in device memory). A cap too small for
-/// the vertices otherwise reads as if the whole graph had to fit.
+/// `refusal` (a graph of `n` vertices and `m` edges over the device's memory in one
+/// piece) with the least memory in which partitions would take it: the vertices'
+/// arrays and room for twice a forest (each partition must bring more edges than the
+/// forest it carries), beside `theirs` (the caller's arrays, when in device memory). A
+/// cap too small for the vertices otherwise reads as if the whole graph had to fit.
 pub(crate) fn with_least_for_partitions<W: Element>(
     refusal: Error,
     (n, m): (usize, usize),
