@@ -9,7 +9,8 @@
 //! ([`take_faults`]; the CLI prints them), and `GPUMST_TEAM_LAPS` prints each team's
 //! laps (work between barriers, slowest / mean / fastest member, and page faults).
 //! `GPUMST_PROFILE_TIMELINE` prints every span as it ends (thread, start and end in
-//! ms since the process's first span), to see which thread waits on which.
+//! ms since the process's first span), to see which thread waits on which
+//! (`tools/timeline_summary.py` sums up a run's last call per thread and span).
 
 /// Runs `f`, adding its wall time to the phase `name`.
 #[cfg(not(feature = "phase-profile"))]
