@@ -11,7 +11,9 @@ use gpumst::{
 };
 
 mod common;
-use common::msf::{random_graph, reference, reference_total, Csr, RefWeight, Stream};
+use common::msf::{
+    random_graph, reference, reference_total, Csr, RefWeight, Stream, WeightedGraph,
+};
 
 /// Graphs this small are split only below the library's default threshold (2^24
 /// edges a device), which `GPUMST_SPLIT_MIN_EDGES` lowers. Every test of this file sets the same
@@ -358,18 +360,8 @@ fn split_across_every_device_gives_the_one_device_forest() {
 #[test]
 fn concurrent_splits_give_the_one_device_forest() {
     split_small_graphs();
-    let (n, m) = (3000, 120_000);
-    let (u, v) = random_graph(n, m, 29);
-    let mut s = Stream(43);
-    let w: Vec<u32> = (0..m).map(|_| s.below(500)).collect();
-    let graph = Graph::EdgeList {
-        num_vertices: n,
-        u: &u,
-        v: &v,
-        weights: Some(Weights::U32(&w)),
-    };
-    let expected = reference(n, &u, &v, Some(&w), false);
-    let total = reference_total(&expected.0, Some(&w));
+    let dense = WeightedGraph::random(3000, 120_000, 29, 500);
+    let (graph, expected, total) = (dense.graph(), &dense.expected, dense.total);
     let tiers: Vec<Tier> = common::gpu_contexts("devices", Options::default())
         .iter()
         .map(|ctx| ctx.tier())
@@ -389,7 +381,7 @@ fn concurrent_splits_give_the_one_device_forest() {
             .collect();
         std::thread::scope(|scope| {
             for (t, ctx) in contexts.iter().enumerate() {
-                let (graph, expected) = (&graph, &expected);
+                let graph = &graph;
                 scope.spawn(move || {
                     for round in 0..4 {
                         let forest = msf(ctx, graph, Algorithm::Auto, false);

@@ -9,7 +9,9 @@ use gpumst::{
 };
 
 mod common;
-use common::msf::{random_graph, reference, reference_total, Csr, RefWeight, Stream};
+use common::msf::{
+    random_graph, reference, reference_total, Csr, RefWeight, Stream, WeightedGraph,
+};
 use common::on_device::OnDevice;
 
 /// Device memory the capped contexts may use: the vertices' arrays of these graphs fit
@@ -251,18 +253,8 @@ fn too_many_vertices_for_the_cap_is_out_of_memory() {
 /// of that many bytes it is solved in partitions, within the cap.
 #[test]
 fn a_cap_too_small_for_partitions_names_the_least_that_would_do() {
-    let (n, m) = (20_000, 200_000);
-    let (u, v) = random_graph(n, m, 31);
-    let mut s = Stream(8);
-    let w: Vec<u32> = (0..m).map(|_| s.below(1000)).collect();
-    let graph = Graph::EdgeList {
-        num_vertices: n,
-        u: &u,
-        v: &v,
-        weights: Some(Weights::U32(&w)),
-    };
-    let expected = reference(n, &u, &v, Some(&w), false);
-    let total = reference_total(&expected.0, Some(&w));
+    let many = WeightedGraph::random(20_000, 200_000, 31, 1000);
+    let (graph, expected, total) = (many.graph(), &many.expected, many.total);
     for ctx in capped_gpu_tiers(LIMIT) {
         let tier = ctx.tier();
         let e = ctx.msf(&graph, &MsfOptions::default()).unwrap_err();

@@ -198,3 +198,41 @@ pub fn random_graph(n: usize, m: usize, seed: u64) -> (Vec<u32>, Vec<u32>) {
     let v = (0..m).map(|_| s.below(n as u64)).collect();
     (u, v)
 }
+
+/// A random graph with u32 weights below `range` (from seeded streams) and its
+/// reference forest (edges, components) and total weight.
+pub struct WeightedGraph {
+    pub n: usize,
+    pub u: Vec<u32>,
+    pub v: Vec<u32>,
+    pub w: Vec<u32>,
+    pub expected: (Vec<u64>, usize),
+    pub total: TotalWeight,
+}
+
+impl WeightedGraph {
+    pub fn random(n: usize, m: usize, seed: u64, range: u64) -> WeightedGraph {
+        let (u, v) = random_graph(n, m, seed);
+        let mut s = Stream(seed.wrapping_mul(31) | 1);
+        let w: Vec<u32> = (0..m).map(|_| s.below(range)).collect();
+        let expected = reference(n, &u, &v, Some(&w), false);
+        let total = reference_total(&expected.0, Some(&w));
+        WeightedGraph {
+            n,
+            u,
+            v,
+            w,
+            expected,
+            total,
+        }
+    }
+
+    pub fn graph(&self) -> gpumst::Graph<'_> {
+        gpumst::Graph::EdgeList {
+            num_vertices: self.n,
+            u: &self.u,
+            v: &self.v,
+            weights: Some(gpumst::Weights::U32(&self.w)),
+        }
+    }
+}
