@@ -277,7 +277,7 @@ fn a_cap_too_small_for_partitions_names_the_least_that_would_do() {
         check::<u32>(
             &format!("{tier} at {least} bytes"),
             &forest,
-            &expected,
+            expected,
             total,
             least,
         );
