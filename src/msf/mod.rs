@@ -331,10 +331,9 @@ fn solve_on_gpu<D: Device, W: WeightKey + Element>(
     let in_partitions = m > fit && fit >= 2 * n.max(1);
     // A graph over the device's memory that partitions cannot take either: the refusal
     // also says how much memory partitions would need.
+    let least = resident::least_for_partitions::<W>(n, algorithm, weights.is_some(), 0);
     let refused = |e: Error| match m > fit {
-        true => {
-            resident::with_least_for_partitions::<W>(e, (n, m), algorithm, weights.is_some(), 0)
-        }
+        true => resident::with_least_for_partitions(e, (n, m), least),
         false => e,
     };
     if algorithm == Algorithm::Prim && !in_partitions {

@@ -163,13 +163,8 @@ pub(crate) unsafe fn solve<D: Device, W: Element>(
             return Err(too_large);
         }
         if fit < 2 * n.max(1) {
-            return Err(with_least_for_partitions::<W>(
-                too_large,
-                (n, m),
-                algorithm,
-                weighted,
-                theirs,
-            ));
+            let least = least_for_partitions::<W>(n, algorithm, weighted, theirs);
+            return Err(with_least_for_partitions(too_large, (n, m), least));
         }
         return solve_in_partitions(tier, &arrays, ids.as_mut(), &request.work, fit, adjacency);
     }
@@ -542,24 +537,34 @@ fn vertex_bytes<W: Element>(n: usize, algorithm: Algorithm, weighted: bool) -> u
     n as u64 * (per_vertex + 8 + 8)
 }
 
-/// `refusal` (a graph of `n` vertices and `m` edges over the device's memory in one
-/// piece) with the least memory in which partitions would take it: the vertices'
-/// arrays and room for twice a forest (each partition must bring more edges than the
-/// forest it carries), beside `theirs` (the caller's arrays, when in device memory). A
-/// cap too small for the vertices otherwise reads as if the whole graph had to fit.
-pub(crate) fn with_least_for_partitions<W: Element>(
-    refusal: Error,
-    (n, m): (usize, usize),
+/// The least device memory in which partitions take a graph of `n` vertices: the
+/// vertices' arrays and room for twice a forest (each partition must bring more edges
+/// than the forest it carries), beside `theirs` (the caller's arrays, when in device
+/// memory). A lower bound by memory: the device's largest allocation may still refuse.
+pub(crate) fn least_for_partitions<W: Element>(
+    n: usize,
     algorithm: Algorithm,
     weighted: bool,
     theirs: u64,
+) -> u64 {
+    let edges = 2 * n.max(1) as u64 * edge_bytes::<W>(algorithm, weighted);
+    vertex_bytes::<W>(n, algorithm, weighted) + edges + theirs
+}
+
+/// `refusal` (a graph of `n` vertices and `m` edges over the device's memory in one
+/// piece) with `least`, the memory in which partitions would take it
+/// ([`least_for_partitions`]): a cap too small for the vertices otherwise reads as if
+/// the whole graph had to fit. Compiled once (not per weight type).
+#[inline(never)]
+pub(crate) fn with_least_for_partitions(
+    refusal: Error,
+    (n, m): (usize, usize),
+    least: u64,
 ) -> Error {
     // Partitions take less memory than one piece only for more than twice a forest.
     if refusal.status() != crate::Status::OutOfMemory || m <= 2 * n.max(1) {
         return refusal;
     }
-    let edges = 2 * n.max(1) as u64 * edge_bytes::<W>(algorithm, weighted);
-    let least = vertex_bytes::<W>(n, algorithm, weighted) + edges + theirs;
     Error::new(
         crate::Status::OutOfMemory,
         format!(
