@@ -226,11 +226,19 @@ fn transfer_chunk_bytes() -> usize {
     })
 }
 
-/// The chunk for a copy of `total` bytes: a quarter of it (so that the host's and the
-/// device's copies overlap), at least 8 MiB and at most a buffer.
-fn chunk_for(total: usize) -> usize {
-    let most = transfer_chunk_bytes();
-    ((total / 4) & !0xFFFF).clamp(most.min(8 << 20), most)
+/// The chunk for a copy of `total` bytes while `sharing` chunked copies (this one
+/// among them) run at once in the process: a quarter of it (so that the host's and the
+/// device's copies overlap), at least 8 MiB, and at most a buffer shared out among the
+/// copies (down to 8 MiB). The transfer buffers of copies that run together then take
+/// as much of the host's cache as one copy's: two H200s' uploads of R-MAT 24 at once
+/// took 38-51 ms with 16 MiB chunks, 52-57 with 32 MiB (and with 8 host threads each
+/// as with 16: it is the buffers' bytes, not a thread's share), while one GPU's upload
+/// is as fast or faster with 32 (docs/performance-log.md, thirty-seventh session).
+fn chunk_for(total: usize, sharing: usize) -> usize {
+    let buffer = transfer_chunk_bytes();
+    let least = buffer.min(8 << 20);
+    let most = ((buffer / sharing.max(1)) & !0xFFFF).max(least);
+    ((total / 4) & !0xFFFF).clamp(least, most)
 }
 
 /// Each filling's pieces at their device addresses, in order.
@@ -1094,7 +1102,8 @@ impl CudaDevice {
         out: &mut [u8],
     ) -> Result<()> {
         let total = out.len();
-        let chunk = chunk_for(total);
+        // (As if alone: a split's forest comes back from one device.)
+        let chunk = chunk_for(total, 1);
         let chunks = total.div_ceil(chunk);
         let range = |i: usize| i * chunk..((i + 1) * chunk).min(total);
         let issue = |ring: &mut TransferRing, i: usize| -> Result<()> {
