@@ -2,7 +2,7 @@
 """Sums up a phase-profile timeline (`GPUMST_PROFILE_TIMELINE=1` with a build made with
 `--features gpumst/phase-profile`) for the last call of a `--repeat` run: per thread and
 span, how many, their total milliseconds, the first start and the last end, in ms from
-the last call's start.
+the last call's start, and the median and longest span.
 
     GPUMST_PROFILE_TIMELINE=1 gpumst msf G.gmst --backend cuda --repeat 3 --devices 0,1 \\
         2> timeline.txt
@@ -49,18 +49,21 @@ def main() -> int:
     for thread, start, end, name in sorted(spans, key=lambda s: s[1]):
         if start < begin - 1e-3:
             continue
-        row = table.setdefault((thread, name), [0, 0.0, start, end])
+        row = table.setdefault((thread, name), [0, 0.0, start, end, []])
         row[0] += 1
         row[1] += end - start
         row[3] = max(row[3], end)
-    for (thread, name), (count, total, first, last) in sorted(
+        row[4].append(end - start)
+    for (thread, name), (count, total, first, last, each) in sorted(
         table.items(), key=lambda kv: (kv[0][0], kv[1][2])
     ):
         if count == 1 and total < args.min_ms:
             continue
+        each.sort()
         print(
             f"T{thread:<4} {name:<45} x{count:<4} {total:8.2f} ms "
-            f"{first - begin:8.2f} .. {last - begin:8.2f}"
+            f"{first - begin:8.2f} .. {last - begin:8.2f}  "
+            f"median {each[len(each) // 2]:.3f} max {each[-1]:.3f}"
         )
     return 0
 
